@@ -1,0 +1,16 @@
+/* The findings catalogue: docs/findings.md, embedded into the binary at build time, is the one
+ * source for `stackcheck explain ID` and `stackcheck list`. */
+#ifndef SC_FINDINGS_DOC_H
+#define SC_FINDINGS_DOC_H
+
+#include <stdio.h>
+
+/* The embedded docs/findings.md text. */
+extern const char sc_findings_md[];
+
+/* Prints the docs entry of finding id to out; returns 0, or -ENOENT when it is not documented. */
+int sc_findings_explain(FILE *out, const char *id);
+/* Calls fn(id, severity, arg) for every documented finding id, in document order; returns count. */
+int sc_findings_each(void (*fn)(const char *id, const char *severity, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,39 @@
+/* Runs a function in a forked child with a deadline. The child sends its result as JSON on a pipe;
+ * a signal becomes a crash with the signal's name, a missed deadline a timeout (the child's whole
+ * process group is killed), and the parent carries on. */
+#ifndef SC_ISOLATE_H
+#define SC_ISOLATE_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum {
+    SC_ISOLATE_OK,       /* the child exited and sent a JSON result */
+    SC_ISOLATE_CRASH,    /* the child died of a signal */
+    SC_ISOLATE_TIMEOUT,  /* the deadline passed; the child's group was killed */
+    SC_ISOLATE_ERROR     /* no valid result: fork failed, bad JSON, non-zero exit */
+} sc_isolate_outcome;
+
+typedef struct {
+    sc_isolate_outcome outcome;
+    cJSON *result;          /* the child's JSON (caller frees), when outcome is OK */
+    int exit_code;          /* the child's exit status, or -1 */
+    int signal;             /* the signal that ended it, or 0 */
+    char detail[256];       /* what went wrong, in words */
+    char output_tail[2048]; /* the last part of what the child wrote to stdout and stderr */
+    double duration_ms;
+} sc_isolate_report;
+
+/* The function a child runs: it returns its result as a JSON tree (it may return NULL). */
+typedef cJSON *(*sc_isolated_fn)(void *arg);
+
+/* Runs fn(arg) in a child in its own process group with a deadline of timeout_s seconds; fills rep.
+ * The child's standard output and error are captured (tail kept). Returns 0 or -errno when the
+ * child could not be started. */
+int sc_isolate_run(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_report *rep);
+
+/* Name of a signal ("SIGSEGV"), or "signal N". */
+const char *sc_signal_name(int sig, char *buf, size_t size);
+
+#endif

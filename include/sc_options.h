@@ -1,0 +1,39 @@
+/* The parsed command line: everything a run needs to know about what the user asked. */
+#ifndef SC_OPTIONS_H
+#define SC_OPTIONS_H
+
+#include <stdbool.h>
+
+#define SC_MAX_LIST 64
+
+typedef struct {
+    const char *items[SC_MAX_LIST];
+    int count;
+} sc_strlist;
+
+typedef struct {
+    const char *sysroot;      /* NULL: the live system */
+    const char *json_path;    /* NULL: no snapshot file; "-": standard output */
+    const char *junit_path;   /* NULL: no JUnit file */
+    bool keep_going;          /* run probes above a failed layer too */
+    double timeout_s;         /* per-probe deadline; <= 0: each probe's own default */
+    bool color;               /* colour the human report */
+    int verbosity;            /* -1 quiet, 0 normal, 1 verbose */
+    const char *hip_library;  /* --hip-library: the HIP runtime file to load */
+    const char *python;       /* --python: interpreter to inspect; NULL: python3 on PATH */
+    sc_strlist ext;           /* --ext FILE|DIR: user extensions for the libraries layer */
+    sc_strlist imports;       /* --import MODULE: user modules for the framework layer */
+    sc_strlist archs;         /* --arch: target architectures for the libraries layer */
+    const char *app_cmd;      /* --app CMD */
+    const char *app_script;   /* --app-script FILE.py */
+    int app_repeat;           /* --app-repeat N (>= 1) */
+    int argc;                 /* the original command line, for the snapshot */
+    char **argv;
+} sc_options;
+
+/* Sets every option to its default. */
+void sc_options_init(sc_options *opt);
+/* Appends item to list; returns 0, or -E2BIG when the list is full. */
+int sc_strlist_add(sc_strlist *list, const char *item);
+
+#endif

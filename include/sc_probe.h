@@ -1,0 +1,73 @@
+/* A probe is data plus one run function. The runner decides whether and how it runs (gating,
+ * isolation, deadline); the probe only adds facts and findings to its result. */
+#ifndef SC_PROBE_H
+#define SC_PROBE_H
+
+#include <cjson/cJSON.h>
+
+#include "sc_options.h"
+#include "sc_sysroot.h"
+#include "sc_types.h"
+
+/* What a probe sees: the options, the root to read through, and the snapshot so far. */
+typedef struct {
+    const sc_options *opt;
+    const sc_root *root;
+    bool offline;          /* --sysroot given: no active checks */
+    const cJSON *layers;   /* the snapshot's "layers" array, filled by the probes that ran before */
+} sc_ctx;
+
+/* What a probe produces. The caller owns facts and findings. */
+typedef struct {
+    cJSON *facts;          /* object */
+    cJSON *findings;       /* array of {id, severity, message, hint} */
+    sc_status status;      /* SC_STATUS_UNSET: derived from the findings */
+    bool not_applicable;   /* with status skip: this backend is absent, nothing above depends on it */
+    char reason[512];      /* why skip, error, crash or timeout */
+} sc_result;
+
+typedef struct sc_probe {
+    const char *id;        /* "layer.subject", stable */
+    sc_layer layer;
+    sc_backend backend;
+    bool isolated;         /* run in a forked child with a deadline */
+    bool active;           /* initialises a runtime or runs code: skipped offline (--sysroot) */
+    double timeout_s;      /* default deadline when isolated */
+    const char *summary;   /* one line for `stackcheck list` */
+    void (*run)(const sc_ctx *ctx, sc_result *res);
+} sc_probe;
+
+/* The ordered probe table (probes/probes.c), NULL-terminated. */
+extern const sc_probe *const sc_probes[];
+
+/* Adds a finding {id, severity, message, hint} to res; message is printf-style. The message
+ * carries the evidence, hint says what to do (may be NULL). */
+void sc_finding(sc_result *res, const char *id, sc_severity sev, const char *hint, const char *fmt,
+                ...) __attribute__((format(printf, 5, 6)));
+/* Marks res as skipped with a printf-style reason. */
+void sc_result_skip(sc_result *res, bool not_applicable, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Marks res as error (the probe itself could not work) with a printf-style reason. */
+void sc_result_error(sc_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Status of res: its explicit status, or the worst finding (error -> fail, warn -> warn). */
+sc_status sc_result_status(const sc_result *res);
+/* Initialises res with empty facts and findings; returns 0 or -ENOMEM. */
+int sc_result_init(sc_result *res);
+/* Frees res's facts and findings. */
+void sc_result_free(sc_result *res);
+
+/* The facts object of an earlier probe in ctx, or NULL when it has not run. */
+const cJSON *sc_ctx_facts(const sc_ctx *ctx, const char *probe_id);
+/* The status of an earlier probe in ctx, or SC_STATUS_UNSET when it has not run. */
+sc_status sc_ctx_status(const sc_ctx *ctx, const char *probe_id);
+/* The first finding with this id reported by any earlier probe, or NULL. */
+const cJSON *sc_ctx_finding(const sc_ctx *ctx, const char *finding_id);
+
+/* Facts helpers. A fact that could not be read is null, and its reason is kept in the object's
+ * "unavailable" map under the same key. */
+void sc_fact_null(cJSON *obj, const char *key, const char *reason_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Adds key = string, or null with reason when value is NULL. */
+void sc_fact_str(cJSON *obj, const char *key, const char *value, const char *reason_if_null);
+
+#endif

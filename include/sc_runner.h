@@ -1,0 +1,27 @@
+/* The runner: layers in order, each probe gated on the layer below for its backend, isolated when
+ * it must be, timed, its result added to the snapshot. */
+#ifndef SC_RUNNER_H
+#define SC_RUNNER_H
+
+#include <cjson/cJSON.h>
+
+#include "sc_options.h"
+#include "sc_probe.h"
+#include "sc_sysroot.h"
+
+/* Runs the probes of table (NULL-terminated) under opt and root, and appends the layers to
+ * snapshot (which the caller owns). Fills the snapshot's summary. Returns the exit code (0 or 1). */
+int sc_run_probes(const sc_probe *const *table, const sc_options *opt, const sc_root *root,
+                  cJSON *snapshot);
+
+/* Runs one probe in this process or isolated, as its table entry says; result in res.
+ * Returns the probe's final status. */
+sc_status sc_run_one(const sc_probe *probe, const sc_ctx *ctx, sc_result *res, double *duration_ms,
+                     char *output_tail, size_t tail_size);
+
+/* The reason a probe may not run: fills why and returns true when a relevant probe of a lower
+ * layer did not pass (or the run is offline and the probe is active). */
+bool sc_gate_blocks(const sc_probe *probe, const sc_ctx *ctx, char *why, size_t size,
+                    bool *not_applicable);
+
+#endif

@@ -1,0 +1,254 @@
+/* Sub-command dispatch, option parsing for `run` (getopt_long, GNU conventions), and the run itself:
+ * build the snapshot, run the probes, write the snapshot, JUnit and the report, return the exit code. */
+#include "sc_cli.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sc_findings_doc.h"
+#include "sc_probe.h"
+#include "sc_report.h"
+#include "sc_runner.h"
+#include "sc_snapshot.h"
+#include "sc_version.h"
+
+static const char usage_text[] =
+    "Usage: stackcheck [run] [OPTIONS]\n"
+    "       stackcheck explain ID\n"
+    "       stackcheck list\n"
+    "       stackcheck libs [--arch ARCH]... [--json FILE] FILE...\n"
+    "       stackcheck diff A.json B.json [--json FILE] [--rtol R] [--atol A]\n"
+    "\n"
+    "Checks an accelerator software stack bottom-up (driver, runtime, libraries, framework, app),\n"
+    "names the first layer that fails and why, and writes a JSON snapshot of the environment.\n"
+    "\n"
+    "Options of run:\n"
+    "  --json FILE          write the snapshot to FILE (- for standard output; the report then\n"
+    "                       goes to standard error)\n"
+    "  --junit FILE         write a JUnit XML file, one test case per probe\n"
+    "  --sysroot DIR        inspect the root file system DIR offline (active probes are skipped)\n"
+    "  --keep-going         run every layer, also above a failed one\n"
+    "  --timeout SECONDS    deadline of each isolated probe (default: the probe's own)\n"
+    "  --hip-library PATH   the HIP runtime library to load (default: what the loader finds)\n"
+    "  --python PATH        the Python interpreter to inspect (default: python3 on PATH)\n"
+    "  --ext FILE|DIR       a user extension to check in the libraries layer (repeatable)\n"
+    "  --import MODULE      a module to import after torch in the framework layer (repeatable)\n"
+    "  --arch ARCH          a target device architecture for the libraries layer (repeatable)\n"
+    "  --app CMD            the application's smallest real step, run through /bin/sh -c\n"
+    "  --app-script FILE    a Python script run in the framework layer's interpreter\n"
+    "  --app-repeat N       run the app step N times (first run apart from steady state)\n"
+    "  --no-color           no colour (also when NO_COLOR is set)\n"
+    "  -q, --quiet          print the verdict only\n"
+    "  -v, --verbose        print every finding and each probe's duration\n"
+    "  --version            print the version and exit\n"
+    "  -h, --help           print this help and exit\n"
+    "\n"
+    "Exit status:\n"
+    "  0  every layer that ran passed (warnings allowed)\n"
+    "  1  a check failed, crashed or timed out\n"
+    "  2  usage error or unreadable input\n";
+
+enum {
+    OPT_JSON = 256, OPT_JUNIT, OPT_SYSROOT, OPT_KEEP_GOING, OPT_TIMEOUT, OPT_NO_COLOR, OPT_VERSION,
+    OPT_HIP_LIBRARY, OPT_PYTHON, OPT_EXT, OPT_IMPORT, OPT_ARCH, OPT_APP, OPT_APP_SCRIPT,
+    OPT_APP_REPEAT
+};
+
+static const struct option run_options[] = {
+    {"json", required_argument, NULL, OPT_JSON},
+    {"junit", required_argument, NULL, OPT_JUNIT},
+    {"sysroot", required_argument, NULL, OPT_SYSROOT},
+    {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"no-color", no_argument, NULL, OPT_NO_COLOR},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"help", no_argument, NULL, 'h'},
+    {"hip-library", required_argument, NULL, OPT_HIP_LIBRARY},
+    {"python", required_argument, NULL, OPT_PYTHON},
+    {"ext", required_argument, NULL, OPT_EXT},
+    {"import", required_argument, NULL, OPT_IMPORT},
+    {"arch", required_argument, NULL, OPT_ARCH},
+    {"app", required_argument, NULL, OPT_APP},
+    {"app-script", required_argument, NULL, OPT_APP_SCRIPT},
+    {"app-repeat", required_argument, NULL, OPT_APP_REPEAT},
+    {NULL, 0, NULL, 0},
+};
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("stackcheck: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nTry 'stackcheck --help'.\n", stderr);
+    return SC_EXIT_USAGE;
+}
+
+static int add_to(sc_strlist *list, const char *item, const char *what)
+{
+    return sc_strlist_add(list, item) == 0 ? 0 : usage_error("too many %s options", what);
+}
+
+/* Applies one parsed option; returns 0, 1 (help or version printed) or SC_EXIT_USAGE. */
+static int apply_option(int c, sc_options *opt)
+{
+    char *end;
+    switch (c) {
+    case OPT_JSON: opt->json_path = optarg; break;
+    case OPT_JUNIT: opt->junit_path = optarg; break;
+    case OPT_SYSROOT: opt->sysroot = optarg; break;
+    case OPT_KEEP_GOING: opt->keep_going = true; break;
+    case OPT_NO_COLOR: opt->color = false; break;
+    case 'q': opt->verbosity = -1; break;
+    case 'v': opt->verbosity = 1; break;
+    case OPT_HIP_LIBRARY: opt->hip_library = optarg; break;
+    case OPT_PYTHON: opt->python = optarg; break;
+    case OPT_EXT: return add_to(&opt->ext, optarg, "--ext");
+    case OPT_IMPORT: return add_to(&opt->imports, optarg, "--import");
+    case OPT_ARCH: return add_to(&opt->archs, optarg, "--arch");
+    case OPT_APP: opt->app_cmd = optarg; break;
+    case OPT_APP_SCRIPT: opt->app_script = optarg; break;
+    case OPT_TIMEOUT:
+        opt->timeout_s = strtod(optarg, &end);
+        if (*end || opt->timeout_s <= 0 || opt->timeout_s > 86400)
+            return usage_error("invalid --timeout '%s' (seconds, > 0)", optarg);
+        break;
+    case OPT_APP_REPEAT:
+        opt->app_repeat = (int)strtol(optarg, &end, 10);
+        if (*end || opt->app_repeat < 1 || opt->app_repeat > 10000)
+            return usage_error("invalid --app-repeat '%s' (1 to 10000)", optarg);
+        break;
+    case OPT_VERSION: printf("stackcheck %s\n", SC_VERSION); return 1;
+    case 'h': fputs(usage_text, stdout); return 1;
+    default: return SC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+int sc_parse_run_options(int argc, char **argv, sc_options *opt)
+{
+    sc_options_init(opt);
+    opt->argc = argc;
+    opt->argv = argv;
+    const char *no_color = getenv("NO_COLOR");
+    opt->color = isatty(1) && !(no_color && *no_color);
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "qvh", run_options, NULL)) != -1) {
+        if (c == '?')
+            return usage_error("%s", "invalid option");
+        int rc = apply_option(c, opt);
+        if (rc)
+            return rc;
+    }
+    if (optind < argc && strcmp(argv[optind], "run") == 0)
+        optind++;
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
+static int write_outputs(const cJSON *snapshot, const sc_options *opt)
+{
+    sc_error err = {0};
+    int rc = 0;
+    if (opt->json_path && sc_snapshot_write(snapshot, opt->json_path, &err) < 0) {
+        fprintf(stderr, "stackcheck: %s\n", err.message);
+        rc = SC_EXIT_USAGE;
+    }
+    if (opt->junit_path && sc_junit_write(snapshot, opt->junit_path, &err) < 0) {
+        fprintf(stderr, "stackcheck: %s\n", err.message);
+        rc = SC_EXIT_USAGE;
+    }
+    return rc;
+}
+
+int sc_cmd_run(int argc, char **argv)
+{
+    sc_options opt;
+    int rc = sc_parse_run_options(argc, argv, &opt);
+    if (rc)
+        return rc == 1 ? SC_EXIT_OK : rc;
+    sc_root root;
+    sc_error err = {0};
+    if (sc_root_open(&root, opt.sysroot, &err) < 0) {
+        fprintf(stderr, "stackcheck: %s\n", err.message);
+        return SC_EXIT_USAGE;
+    }
+    bool json_stdout = opt.json_path && strcmp(opt.json_path, "-") == 0;
+    FILE *report = json_stdout ? stderr : stdout;
+    const char *no_color = getenv("NO_COLOR");
+    opt.color = opt.color && isatty(fileno(report)) && !(no_color && *no_color);
+    cJSON *snapshot = sc_snapshot_new(&opt, &root);
+    if (!snapshot) {
+        fputs("stackcheck: out of memory\n", stderr);
+        sc_root_close(&root);
+        return SC_EXIT_FAIL;
+    }
+    int exit_code = sc_run_probes(sc_probes, &opt, &root, snapshot);
+    sc_report_print(report, snapshot, opt.color, opt.verbosity);
+    fflush(report);
+    int out_rc = write_outputs(snapshot, &opt);
+    cJSON_Delete(snapshot);
+    sc_root_close(&root);
+    return out_rc ? out_rc : exit_code;
+}
+
+int sc_cmd_explain(int argc, char **argv)
+{
+    if (argc != 2)
+        return usage_error("%s", "explain needs one finding id, e.g. stackcheck explain hip.no-device");
+    if (sc_findings_explain(stdout, argv[1]) == 0)
+        return SC_EXIT_OK;
+    fprintf(stderr, "stackcheck: no finding '%s'; `stackcheck list` shows them all\n", argv[1]);
+    return SC_EXIT_USAGE;
+}
+
+static void print_finding_id(const char *id, const char *severity, void *arg)
+{
+    (void)arg;
+    printf("  %-36s %s\n", id, severity);
+}
+
+int sc_cmd_list(int argc, char **argv)
+{
+    (void)argv;
+    if (argc != 1)
+        return usage_error("%s", "list takes no arguments");
+    puts("Probes (in run order):");
+    for (const sc_probe *const *p = sc_probes; *p; p++)
+        printf("  %-20s %-10s %-7s %s%s\n", (*p)->id, sc_layer_name((*p)->layer),
+               sc_backend_name((*p)->backend), (*p)->summary ? (*p)->summary : "",
+               (*p)->isolated ? " [isolated]" : "");
+    puts("\nFindings (id, severity):");
+    sc_findings_each(print_finding_id, NULL);
+    return SC_EXIT_OK;
+}
+
+typedef struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+} subcommand;
+
+static const subcommand subcommands[] = {
+    {"explain", sc_cmd_explain},
+    {"list", sc_cmd_list},
+    {"libs", sc_cmd_libs},
+    {"diff", sc_cmd_diff},
+};
+
+int sc_main(int argc, char **argv)
+{
+    if (argc >= 2)
+        for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+            if (strcmp(argv[1], subcommands[i].name) == 0)
+                return subcommands[i].fn(argc - 1, argv + 1);
+    return sc_cmd_run(argc, argv);
+}

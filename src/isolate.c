@@ -1,0 +1,222 @@
+/* Fork-and-deadline isolation. The child gets its own process group, dies with the parent, has the
+ * crash signals at their defaults, and writes its JSON result on a close-on-exec pipe; the parent
+ * reads with poll until the deadline and then kills the whole group. */
+#include "sc_isolate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sc_util.h"
+
+#define RESULT_MAX (64u << 20) /* a result larger than this is an error, not a memory blow-up */
+
+const char *sc_signal_name(int sig, char *buf, size_t size)
+{
+    const char *abbrev = sigabbrev_np(sig);
+    if (abbrev)
+        snprintf(buf, size, "SIG%s", abbrev);
+    else
+        snprintf(buf, size, "signal %d", sig);
+    return buf;
+}
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void child_main(sc_isolated_fn fn, void *arg, int result_fd, int output_fd, pid_t parent)
+{
+    static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGPIPE};
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+    for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++)
+        signal(crash_signals[i], SIG_DFL);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) {
+        dup2(devnull, 0);
+        close(devnull);
+    }
+    dup2(output_fd, 1);
+    dup2(output_fd, 2);
+    close(output_fd);
+    cJSON *result = fn(arg);
+    char *text = result ? cJSON_PrintUnformatted(result) : NULL;
+    fflush(stdout);
+    fflush(stderr);
+    if (text)
+        write_all(result_fd, text, strlen(text));
+    _exit(text ? 0 : 3);
+}
+
+/* Keeps the last bytes of the child's output in a fixed window. */
+static void tail_append(char *tail, size_t size, size_t *len, const char *p, size_t n)
+{
+    size_t cap = size - 1;
+    if (n >= cap) {
+        memcpy(tail, p + n - cap, cap);
+        *len = cap;
+    } else {
+        if (*len + n > cap) {
+            size_t drop = *len + n - cap;
+            memmove(tail, tail + drop, *len - drop);
+            *len -= drop;
+        }
+        memcpy(tail + *len, p, n);
+        *len += n;
+    }
+    tail[*len] = '\0';
+}
+
+typedef struct {
+    int result_fd, output_fd;
+    sc_buf result;
+    size_t tail_len;
+    bool result_eof, too_big;
+} reader;
+
+/* One poll round; returns false when there is nothing left to wait for on the pipes. */
+static void read_round(reader *r, sc_isolate_report *rep, int timeout_ms)
+{
+    struct pollfd pfd[2] = {{.fd = r->result_eof ? -1 : r->result_fd, .events = POLLIN},
+                            {.fd = r->output_fd, .events = POLLIN}};
+    if (poll(pfd, 2, timeout_ms) <= 0)
+        return;
+    char chunk[65536];
+    if (pfd[0].revents) {
+        ssize_t n = read(r->result_fd, chunk, sizeof chunk);
+        if (n <= 0 && !(n < 0 && errno == EINTR))
+            r->result_eof = true;
+        else if (n > 0 && r->result.len + (size_t)n <= RESULT_MAX)
+            sc_buf_append(&r->result, chunk, (size_t)n);
+        else if (n > 0)
+            r->too_big = true;
+    }
+    if (pfd[1].revents) {
+        ssize_t n = read(r->output_fd, chunk, sizeof chunk);
+        if (n > 0)
+            tail_append(rep->output_tail, sizeof rep->output_tail, &r->tail_len, chunk, (size_t)n);
+        else if (n == 0 || errno != EINTR) {
+            close(r->output_fd);
+            r->output_fd = -1;
+        }
+    }
+}
+
+static void finish(sc_isolate_report *rep, reader *r, int wstatus)
+{
+    if (WIFSIGNALED(wstatus)) {
+        char name[32];
+        rep->outcome = SC_ISOLATE_CRASH;
+        rep->signal = WTERMSIG(wstatus);
+        snprintf(rep->detail, sizeof rep->detail, "killed by %s",
+                 sc_signal_name(rep->signal, name, sizeof name));
+        return;
+    }
+    rep->exit_code = WEXITSTATUS(wstatus);
+    if (r->too_big || r->result.oom) {
+        rep->outcome = SC_ISOLATE_ERROR;
+        snprintf(rep->detail, sizeof rep->detail, "result larger than %u bytes", RESULT_MAX);
+        return;
+    }
+    rep->result = r->result.data ? cJSON_ParseWithLength(r->result.data, r->result.len) : NULL;
+    if (rep->result) {
+        rep->outcome = SC_ISOLATE_OK;
+        return;
+    }
+    rep->outcome = SC_ISOLATE_ERROR;
+    snprintf(rep->detail, sizeof rep->detail, "%s (exit status %d)",
+             r->result.len ? "the child sent a malformed result" : "the child sent no result",
+             rep->exit_code);
+}
+
+int sc_isolate_run(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->exit_code = -1;
+    double start = sc_now_ms(), deadline = start + timeout_s * 1000.0;
+    int res_pipe[2], out_pipe[2];
+    if (pipe2(res_pipe, O_CLOEXEC) < 0)
+        return -errno;
+    if (pipe2(out_pipe, O_CLOEXEC) < 0) {
+        int e = errno;
+        close(res_pipe[0]);
+        close(res_pipe[1]);
+        return -e;
+    }
+    fflush(NULL);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(res_pipe[0]);
+        close(res_pipe[1]);
+        close(out_pipe[0]);
+        close(out_pipe[1]);
+        return -e;
+    }
+    if (pid == 0) {
+        close(res_pipe[0]);
+        close(out_pipe[0]);
+        child_main(fn, arg, res_pipe[1], out_pipe[1], parent);
+    }
+    setpgid(pid, pid); /* also here, so the group exists before any kill */
+    close(res_pipe[1]);
+    close(out_pipe[1]);
+    reader r = {.result_fd = res_pipe[0], .output_fd = out_pipe[0]};
+    sc_buf_init(&r.result);
+    int wstatus = 0;
+    bool exited = false;
+    while (!exited) {
+        double left = deadline - sc_now_ms();
+        if (left <= 0)
+            break;
+        int slice = r.result_eof ? 10 : 100; /* wake now and then: a grandchild may hold the pipe */
+        read_round(&r, rep, left < slice ? (int)left + 1 : slice);
+        exited = waitpid(pid, &wstatus, WNOHANG) == pid;
+        if (r.too_big && !exited)
+            kill(-pid, SIGKILL);
+    }
+    kill(-pid, SIGKILL); /* the child and anything it left behind in its group */
+    if (!exited) {
+        waitpid(pid, &wstatus, 0);
+        rep->outcome = SC_ISOLATE_TIMEOUT;
+        snprintf(rep->detail, sizeof rep->detail, "no result within %.1f s; process group killed",
+                 timeout_s);
+    } else {
+        while (!r.result_eof && !r.too_big && sc_now_ms() < deadline)
+            read_round(&r, rep, 10);
+        finish(rep, &r, wstatus);
+    }
+    /* Drain what the child wrote last, without waiting for grandchildren that still hold it. */
+    for (int i = 0; i < 64 && r.output_fd >= 0; i++) {
+        struct pollfd p = {.fd = r.output_fd, .events = POLLIN};
+        if (poll(&p, 1, 0) <= 0)
+            break;
+        read_round(&r, rep, 0);
+    }
+    if (r.output_fd >= 0)
+        close(r.output_fd);
+    close(r.result_fd);
+    sc_buf_free(&r.result);
+    rep->duration_ms = sc_now_ms() - start;
+    return 0;
+}

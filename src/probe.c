@@ -1,0 +1,158 @@
+/* What probes write (findings, facts, skip and error marks) and what they may read of the probes
+ * that ran before them. */
+#include "sc_probe.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int sc_result_init(sc_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->status = SC_STATUS_UNSET;
+    res->facts = cJSON_CreateObject();
+    res->findings = cJSON_CreateArray();
+    if (!res->facts || !res->findings) {
+        sc_result_free(res);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+void sc_result_free(sc_result *res)
+{
+    cJSON_Delete(res->facts);
+    cJSON_Delete(res->findings);
+    res->facts = res->findings = NULL;
+}
+
+void sc_finding(sc_result *res, const char *id, sc_severity sev, const char *hint, const char *fmt,
+                ...)
+{
+    char message[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    cJSON *f = cJSON_CreateObject();
+    if (!f)
+        return;
+    cJSON_AddStringToObject(f, "id", id);
+    cJSON_AddStringToObject(f, "severity", sc_severity_name(sev));
+    cJSON_AddStringToObject(f, "message", message);
+    if (hint)
+        cJSON_AddStringToObject(f, "hint", hint);
+    else
+        cJSON_AddNullToObject(f, "hint");
+    cJSON_AddItemToArray(res->findings, f);
+}
+
+void sc_result_skip(sc_result *res, bool not_applicable, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->reason, sizeof res->reason, fmt, ap);
+    va_end(ap);
+    res->status = SC_STATUS_SKIP;
+    res->not_applicable = not_applicable;
+}
+
+void sc_result_error(sc_result *res, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->reason, sizeof res->reason, fmt, ap);
+    va_end(ap);
+    res->status = SC_STATUS_ERROR;
+}
+
+sc_status sc_result_status(const sc_result *res)
+{
+    if (res->status != SC_STATUS_UNSET)
+        return res->status;
+    sc_status worst = SC_STATUS_PASS;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, res->findings)
+    {
+        int sev = sc_severity_parse(cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity")));
+        if (sev == SC_SEV_ERROR)
+            return SC_STATUS_FAIL;
+        if (sev == SC_SEV_WARN)
+            worst = SC_STATUS_WARN;
+    }
+    return worst;
+}
+
+/* The probe object with this id in the snapshot's layers, or NULL. */
+static const cJSON *find_probe(const sc_ctx *ctx, const char *probe_id)
+{
+    const cJSON *layer, *probe;
+    cJSON_ArrayForEach(layer, ctx->layers)
+    {
+        cJSON_ArrayForEach(probe, cJSON_GetObjectItem(layer, "probes"))
+        {
+            const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(probe, "id"));
+            if (id && strcmp(id, probe_id) == 0)
+                return probe;
+        }
+    }
+    return NULL;
+}
+
+const cJSON *sc_ctx_facts(const sc_ctx *ctx, const char *probe_id)
+{
+    const cJSON *p = find_probe(ctx, probe_id);
+    return p ? cJSON_GetObjectItem(p, "facts") : NULL;
+}
+
+sc_status sc_ctx_status(const sc_ctx *ctx, const char *probe_id)
+{
+    const cJSON *p = find_probe(ctx, probe_id);
+    return p ? sc_status_parse(cJSON_GetStringValue(cJSON_GetObjectItem(p, "status")))
+             : SC_STATUS_UNSET;
+}
+
+const cJSON *sc_ctx_finding(const sc_ctx *ctx, const char *finding_id)
+{
+    const cJSON *layer, *probe, *f;
+    cJSON_ArrayForEach(layer, ctx->layers)
+    {
+        cJSON_ArrayForEach(probe, cJSON_GetObjectItem(layer, "probes"))
+        {
+            cJSON_ArrayForEach(f, cJSON_GetObjectItem(probe, "findings"))
+            {
+                const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(f, "id"));
+                if (id && strcmp(id, finding_id) == 0)
+                    return f;
+            }
+        }
+    }
+    return NULL;
+}
+
+void sc_fact_null(cJSON *obj, const char *key, const char *reason_fmt, ...)
+{
+    char reason[512];
+    va_list ap;
+    va_start(ap, reason_fmt);
+    vsnprintf(reason, sizeof reason, reason_fmt, ap);
+    va_end(ap);
+    cJSON_DeleteItemFromObject(obj, key);
+    cJSON_AddNullToObject(obj, key);
+    cJSON *why = cJSON_GetObjectItem(obj, "unavailable");
+    if (!why)
+        why = cJSON_AddObjectToObject(obj, "unavailable");
+    if (why) {
+        cJSON_DeleteItemFromObject(why, key);
+        cJSON_AddStringToObject(why, key, reason);
+    }
+}
+
+void sc_fact_str(cJSON *obj, const char *key, const char *value, const char *reason_if_null)
+{
+    if (value)
+        cJSON_AddStringToObject(obj, key, value);
+    else
+        sc_fact_null(obj, key, "%s", reason_if_null ? reason_if_null : "not available");
+}

@@ -1,0 +1,182 @@
+/* The human report: a header line, one block per layer with a line per probe, and a verdict that
+ * names the first failure with its evidence and hint. Everything printed is escaped. */
+#include "sc_report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sc_util.h"
+
+#define C_RESET "\033[0m"
+#define C_RED "\033[31;1m"
+#define C_GREEN "\033[32m"
+#define C_YELLOW "\033[33m"
+#define C_DIM "\033[2m"
+#define C_BOLD "\033[1m"
+
+void sc_print_escaped(FILE *out, const char *s, size_t max)
+{
+    for (size_t i = 0; s && s[i] && i < max; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\n')
+            fputs("\\n", out);
+        else if (c == '\t')
+            fputs("\\t", out);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(out, "\\x%02x", c);
+        else
+            fputc(c, out);
+    }
+}
+
+static const char *get_str(const cJSON *obj, const char *key)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItem(obj, key));
+}
+
+static const char *status_color(const char *status)
+{
+    sc_status st = sc_status_parse(status);
+    if (st == SC_STATUS_PASS)
+        return C_GREEN;
+    if (st == SC_STATUS_WARN)
+        return C_YELLOW;
+    if (st == SC_STATUS_SKIP)
+        return C_DIM;
+    return C_RED;
+}
+
+static void print_status(FILE *out, const char *status, bool color, int width)
+{
+    char up[16];
+    snprintf(up, sizeof up, "%s", status ? status : "?");
+    for (char *p = up; *p; p++)
+        *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+    if (color)
+        fprintf(out, "%s%-*s%s", status_color(status), width, up, C_RESET);
+    else
+        fprintf(out, "%-*s", width, up);
+}
+
+/* The finding that best explains a probe's status: first error, else first warning. */
+static const cJSON *main_finding(const cJSON *probe)
+{
+    const cJSON *f, *warn = NULL;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItem(probe, "findings"))
+    {
+        const char *sev = get_str(f, "severity");
+        if (sev && strcmp(sev, "error") == 0)
+            return f;
+        if (!warn && sev && strcmp(sev, "warn") == 0)
+            warn = f;
+    }
+    return warn;
+}
+
+static void print_finding(FILE *out, const cJSON *f, bool color, const char *indent)
+{
+    fprintf(out, "%s%s", indent, color ? C_BOLD : "");
+    sc_print_escaped(out, get_str(f, "id"), 200);
+    fprintf(out, "%s: ", color ? C_RESET : "");
+    sc_print_escaped(out, get_str(f, "message"), 2000);
+    fputc('\n', out);
+    if (get_str(f, "hint")) {
+        fprintf(out, "%s  hint: ", indent);
+        sc_print_escaped(out, get_str(f, "hint"), 2000);
+        fputc('\n', out);
+    }
+}
+
+static void print_probe(FILE *out, const cJSON *p, bool color, int verbosity)
+{
+    fputs("  ", out);
+    print_status(out, get_str(p, "status"), color, 8);
+    fputc(' ', out);
+    sc_print_escaped(out, get_str(p, "id"), 100);
+    fprintf(out, "%*s", (int)(20 - strlen(get_str(p, "id") ?: "")) > 0 ? (int)(20 - strlen(get_str(p, "id"))) : 1, "");
+    const cJSON *f = main_finding(p);
+    if (f && verbosity < 1) {
+        sc_print_escaped(out, get_str(f, "id"), 200);
+        fputs(": ", out);
+        sc_print_escaped(out, get_str(f, "message"), 300);
+    } else if (get_str(p, "reason")) {
+        sc_print_escaped(out, get_str(p, "reason"), 300);
+    }
+    const cJSON *ms = cJSON_GetObjectItem(p, "duration_ms");
+    if (verbosity > 0 && cJSON_IsNumber(ms))
+        fprintf(out, " (%.1f ms)", ms->valuedouble);
+    fputc('\n', out);
+    if (verbosity > 0)
+        cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) print_finding(out, f, color, "           ");
+}
+
+static void print_header(FILE *out, const cJSON *snap)
+{
+    const cJSON *host = cJSON_GetObjectItem(snap, "host");
+    fprintf(out, "stackcheck %s", get_str(cJSON_GetObjectItem(snap, "tool"), "version") ?: "?");
+    const char *os = get_str(cJSON_GetObjectItem(host, "os"), "pretty_name");
+    if (os) {
+        fputs(" | ", out);
+        sc_print_escaped(out, os, 100);
+    }
+    if (get_str(host, "kernel")) {
+        fputs(" | kernel ", out);
+        sc_print_escaped(out, get_str(host, "kernel"), 100);
+    }
+    const cJSON *container = cJSON_GetObjectItem(host, "container");
+    if (cJSON_IsTrue(cJSON_GetObjectItem(container, "detected")))
+        fprintf(out, " | container %s", get_str(container, "kind") ?: "?");
+    if (get_str(snap, "sysroot")) {
+        fputs(" | sysroot ", out);
+        sc_print_escaped(out, get_str(snap, "sysroot"), 500);
+    }
+    fputs("\n\n", out);
+}
+
+static void print_verdict(FILE *out, const cJSON *snap, bool color)
+{
+    const cJSON *summary = cJSON_GetObjectItem(snap, "summary");
+    const char *status = get_str(summary, "status") ?: "?";
+    const cJSON *ff = cJSON_GetObjectItem(summary, "first_failure");
+    fputs("Verdict: ", out);
+    print_status(out, status, color, 0);
+    if (!cJSON_IsObject(ff)) {
+        fputs(strcmp(status, "warn") == 0 ? ": every layer that ran passed, with warnings\n"
+                                          : ": every layer that ran passed\n",
+              out);
+        return;
+    }
+    fprintf(out, ": the %s layer fails first (%s", get_str(ff, "layer") ?: "?", get_str(ff, "probe") ?: "?");
+    fprintf(out, ", %s)\n", get_str(ff, "status") ?: "?");
+    if (get_str(ff, "finding"))
+        fprintf(out, "  %s: ", get_str(ff, "finding"));
+    else
+        fputs("  ", out);
+    sc_print_escaped(out, get_str(ff, "message") ?: "", 2000);
+    fputc('\n', out);
+    if (get_str(ff, "hint")) {
+        fputs("  hint: ", out);
+        sc_print_escaped(out, get_str(ff, "hint"), 2000);
+        fputc('\n', out);
+    }
+    if (get_str(ff, "finding"))
+        fprintf(out, "  more: stackcheck explain %s\n", get_str(ff, "finding"));
+}
+
+void sc_report_print(FILE *out, const cJSON *snapshot, bool color, int verbosity)
+{
+    if (verbosity >= 0) {
+        print_header(out, snapshot);
+        const cJSON *layer, *p;
+        cJSON_ArrayForEach(layer, cJSON_GetObjectItem(snapshot, "layers"))
+        {
+            fprintf(out, "%s%-10s%s ", color ? C_BOLD : "", get_str(layer, "name") ?: "?",
+                    color ? C_RESET : "");
+            print_status(out, get_str(layer, "status"), color, 0);
+            fputc('\n', out);
+            cJSON_ArrayForEach(p, cJSON_GetObjectItem(layer, "probes")) print_probe(out, p, color, verbosity);
+        }
+        fputc('\n', out);
+    }
+    print_verdict(out, snapshot, color);
+}

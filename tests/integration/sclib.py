@@ -1,0 +1,126 @@
+"""Shared helpers for the integration tests: run the built binary, read its snapshot, validate it
+against docs/snapshot.schema.json, make temporary fixture roots, and run as an unprivileged user."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+STACKCHECK = os.environ.get("STACKCHECK", "build/stackcheck")
+SOURCE_DIR = os.environ.get("SC_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+BUILD_DIR = os.environ.get("SC_BUILD_DIR", os.path.join(SOURCE_DIR, "build"))
+STUB_DIR = os.environ.get("SC_STUB_DIR", os.path.join(BUILD_DIR, "tests", "stubs"))
+FIXTURES = os.path.join(SOURCE_DIR, "tests", "fixtures")
+SANITIZED = os.environ.get("SC_SANITIZE", "0") in ("1", "ON", "TRUE", "true")
+
+
+class Run:
+    """The outcome of one stackcheck run: exit code, output, the parsed snapshot, wall time."""
+
+    def __init__(self, rc, stdout, stderr, snapshot, seconds):
+        self.rc, self.stdout, self.stderr = rc, stdout, stderr
+        self.snapshot, self.seconds = snapshot, seconds
+
+    def probe(self, probe_id):
+        for layer in self.snapshot["layers"]:
+            for p in layer["probes"]:
+                if p["id"] == probe_id:
+                    return p
+        raise KeyError(probe_id)
+
+    def layer(self, name):
+        return next(layer for layer in self.snapshot["layers"] if layer["name"] == name)
+
+    def finding_ids(self, probe_id=None):
+        ids = []
+        for layer in self.snapshot["layers"]:
+            for p in layer["probes"]:
+                if probe_id is None or p["id"] == probe_id:
+                    ids += [f["id"] for f in p["findings"]]
+        return ids
+
+    def finding(self, finding_id):
+        for layer in self.snapshot["layers"]:
+            for p in layer["probes"]:
+                for f in p["findings"]:
+                    if f["id"] == finding_id:
+                        return f
+        raise KeyError(finding_id)
+
+
+def run(args, env=None, timeout=300, json_file=True, cwd=None, user=None, stdin=None):
+    """Runs stackcheck with args (plus --json to a temporary file when json_file) and returns a Run.
+    env entries replace the inherited ones; a value of None removes the variable."""
+    full_env = dict(os.environ)
+    for k, v in (env or {}).items():
+        if v is None:
+            full_env.pop(k, None)
+        else:
+            full_env[k] = v
+    tmp = tempfile.mkdtemp(prefix="sc-run-")
+    os.chmod(tmp, 0o777)
+    snap_path = os.path.join(tmp, "snapshot.json")
+    cmd = [STACKCHECK] + list(args)
+    if json_file and args[:1] not in (["libs"], ["diff"], ["explain"], ["list"]):
+        cmd += ["--json", snap_path]
+    preexec = None
+    if user is not None:
+        uid, gid, groups = user
+
+        def preexec():
+            os.setgroups(groups)
+            os.setgid(gid)
+            os.setuid(uid)
+    start = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=timeout,
+                          cwd=cwd, preexec_fn=preexec, input=stdin)
+    seconds = time.monotonic() - start
+    snapshot = None
+    if os.path.exists(snap_path):
+        with open(snap_path) as f:
+            snapshot = json.load(f)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return Run(proc.returncode, proc.stdout, proc.stderr, snapshot, seconds)
+
+
+def validate_snapshot(testcase, snapshot):
+    """Asserts that snapshot validates against docs/snapshot.schema.json."""
+    import jsonschema
+    with open(os.path.join(SOURCE_DIR, "docs", "snapshot.schema.json")) as f:
+        schema = json.load(f)
+    try:
+        jsonschema.validate(snapshot, schema)
+    except jsonschema.ValidationError as e:
+        testcase.fail("snapshot does not validate: %s at %s" % (e.message, list(e.absolute_path)))
+
+
+def fixture(name):
+    """Path of a committed fixture root under tests/fixtures."""
+    return os.path.join(FIXTURES, name)
+
+
+def copy_fixture(name):
+    """A writable temporary copy of a committed fixture root; the caller removes it."""
+    dst = tempfile.mkdtemp(prefix="sc-fx-")
+    shutil.copytree(fixture(name), dst, dirs_exist_ok=True, symlinks=True)
+    return dst
+
+
+def stub(name):
+    """Absolute path of a stub library built by the test suite (libNAME.so)."""
+    return os.path.join(STUB_DIR, "lib%s.so" % name)
+
+
+def unprivileged():
+    """(uid, gid, groups) of the 'nobody' user, for tests that need real permission denial."""
+    import pwd
+    pw = pwd.getpwnam("nobody")
+    return (pw.pw_uid, pw.pw_gid, [])
+
+
+def main():
+    unittest.main(verbosity=2)
