@@ -1,0 +1,34 @@
+/* The user's own Python: find an interpreter's libpython without importing anything, and run probe
+ * code in it, embedded through dlopen(RTLD_GLOBAL) in the calling (isolated) process, or as a
+ * subprocess of the interpreter when it has no shared libpython. Shared by the framework and app
+ * layers. Only isolated children call sc_python_run. */
+#ifndef SC_PYTHON_H
+#define SC_PYTHON_H
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdbool.h>
+
+#include "sc_types.h"
+
+typedef struct {
+    char executable[PATH_MAX];  /* absolute path of the interpreter */
+    char version[32];           /* "3.11.7" */
+    char prefix[PATH_MAX];      /* sys.prefix (the venv's when in one) */
+    char base_prefix[PATH_MAX]; /* sys.base_prefix */
+    char libpython[PATH_MAX];   /* the shared libpython to embed; "" when there is none */
+    char site_packages[8][PATH_MAX]; /* the interpreter's site directories, in order */
+    int site_count;
+} sc_python_info;
+
+/* Locates python (a path, a name on PATH, or NULL for "python3") and fills info.
+ * Returns 0 or a negative errno with err filled. */
+int sc_python_locate(const char *python, sc_python_info *info, sc_error *err);
+/* Runs code (Python source) with sys.argv = argv (NULL-terminated) in the interpreter: embedded
+ * when info->libpython is set, else as a subprocess. The code reports its result by writing one
+ * JSON document to the file named by the environment variable STACKCHECK_RESULT. *result receives
+ * it (caller frees); *mode is set to "embedded" or "subprocess". Returns 0 or a negative errno. */
+int sc_python_run(const sc_python_info *info, const char *code, const char *const *argv,
+                  cJSON **result, const char **mode, sc_error *err);
+
+#endif
