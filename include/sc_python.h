@@ -19,6 +19,13 @@ typedef struct {
     char libpython[PATH_MAX];   /* the shared libpython to embed; "" when there is none */
     char site_packages[8][PATH_MAX]; /* the interpreter's site directories, in order */
     int site_count;
+    /* Added for the framework layer: what the interpreter said about its build. */
+    char ldversion[16];         /* sysconfig LDVERSION: "3.11", "3.7m" */
+    char libdir[PATH_MAX];      /* sysconfig LIBDIR (the base install's, also in a venv) */
+    char instsoname[128];       /* sysconfig INSTSONAME: "libpython3.11.so.1.0" */
+    char ldlibrary[128];        /* sysconfig LDLIBRARY: "libpython3.11.so" or ".a" */
+    bool enable_shared;         /* sysconfig Py_ENABLE_SHARED */
+    char no_libpython[256];     /* why libpython is "" (subprocess mode), else "" */
 } sc_python_info;
 
 /* Locates python (a path, a name on PATH, or NULL for "python3") and fills info.
@@ -30,5 +37,15 @@ int sc_python_locate(const char *python, sc_python_info *info, sc_error *err);
  * it (caller frees); *mode is set to "embedded" or "subprocess". Returns 0 or a negative errno. */
 int sc_python_run(const sc_python_info *info, const char *code, const char *const *argv,
                   cJSON **result, const char **mode, sc_error *err);
+
+/* Parses the output of the locate script (text, len bytes: the line after the last
+ * "SC-PYINFO:" marker is JSON) into info; libpython is not looked for. Returns 0 or -EINVAL. */
+int sc_python_info_parse(const char *text, size_t len, sc_python_info *info, sc_error *err);
+/* Picks the shared libpython for info from its LIBDIR/INSTSONAME/LDLIBRARY/base prefix, checking
+ * that the file exists; fills info->libpython, or info->no_libpython with the reason. */
+void sc_python_find_libpython(sc_python_info *info);
+/* Reads "Version:" from package metadata (METADATA / PKG-INFO text, len bytes) into buf; returns
+ * true when found. Only the header block (up to the first empty line) is read. */
+bool sc_pkg_metadata_version(const char *text, size_t len, char *buf, size_t size);
 
 #endif

@@ -138,6 +138,8 @@ static int open_in_root(const sc_root *root, const char *path, int flags, bool f
         rel++;
     if (*rel == '\0')
         rel = ".";
+    if (root->walk_only)
+        return walk_open(root, path, flags, follow);
     long fd = syscall(SYS_openat2, root->dirfd, rel, &how, sizeof how);
     if (fd >= 0)
         return (int)fd;

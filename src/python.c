@@ -1,0 +1,266 @@
+/* Locating the user's Python: run the interpreter once (no shell, with a deadline) with a tiny
+ * script that reports its version, prefixes, sysconfig build variables and import path, then pick
+ * the shared libpython that embedding it needs. Nothing is imported beyond the standard library. */
+#include "sc_python.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sc_util.h"
+
+#define LOCATE_TIMEOUT_MS 20000.0
+#define LOCATE_OUTPUT_MAX (1u << 20)
+#define MARKER "SC-PYINFO:"
+
+/* Works on Python 2.7 to 3.13; import-path entries that belong to the standard library are
+ * dropped, so what is left are the places packages come from, in import order. */
+static const char locate_script[] =
+    "import json, os, site, sys, sysconfig\n"
+    "v = sysconfig.get_config_var\n"
+    "def s(x):\n"
+    "    return None if x is None else str(x)\n"
+    "paths = sysconfig.get_paths()\n"
+    "std = set(os.path.realpath(p) for p in (paths.get('stdlib'), paths.get('platstdlib')) if p)\n"
+    "def pkg_dir(p):\n"
+    "    if not p or not os.path.isdir(p):\n"
+    "        return False\n"
+    "    r = os.path.realpath(p)\n"
+    "    return r not in std and not r.endswith('lib-dynload')\n"
+    "dirs = []\n"
+    "for p in sys.path:\n"
+    "    p = os.path.abspath(p) if p else p\n"
+    "    if pkg_dir(p) and p not in dirs:\n"
+    "        dirs.append(p)\n"
+    "out = {'executable': sys.executable, 'version': '%d.%d.%d' % tuple(sys.version_info[:3]),\n"
+    "       'prefix': sys.prefix, 'base_prefix': getattr(sys, 'base_prefix', sys.prefix),\n"
+    "       'ldlibrary': s(v('LDLIBRARY')), 'libdir': s(v('LIBDIR')),\n"
+    "       'instsoname': s(v('INSTSONAME')), 'ldversion': s(v('LDVERSION') or v('VERSION')),\n"
+    "       'shared': bool(v('Py_ENABLE_SHARED')), 'site_dirs': dirs}\n"
+    "sys.stdout.write('\\n" MARKER "' + json.dumps(out) + '\\n')\n";
+
+/* Copies a string member of obj into buf; returns false when missing, not a string or too long. */
+static bool copy_member(const cJSON *obj, const char *key, char *buf, size_t size)
+{
+    const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
+    buf[0] = '\0';
+    if (!v || strlen(v) >= size)
+        return false;
+    memcpy(buf, v, strlen(v) + 1);
+    return true;
+}
+
+static void copy_site_dirs(const cJSON *dirs, sc_python_info *info)
+{
+    const cJSON *d;
+    info->site_count = 0;
+    cJSON_ArrayForEach(d, dirs)
+    {
+        const char *p = cJSON_GetStringValue(d);
+        if (info->site_count >= 8)
+            break;
+        if (p && p[0] == '/' && strlen(p) < PATH_MAX)
+            memcpy(info->site_packages[info->site_count++], p, strlen(p) + 1);
+    }
+}
+
+int sc_python_info_parse(const char *text, size_t len, sc_python_info *info, sc_error *err)
+{
+    memset(info, 0, sizeof *info);
+    const char *json = NULL;
+    for (const char *p = text; p && (size_t)(p - text) < len;) {
+        p = memmem(p, len - (size_t)(p - text), MARKER, strlen(MARKER));
+        if (p)
+            json = p += strlen(MARKER);
+    }
+    if (!json)
+        return sc_error_set(err, -EINVAL, "the interpreter printed no " MARKER " line");
+    const char *end = memchr(json, '\n', len - (size_t)(json - text));
+    cJSON *obj = cJSON_ParseWithLength(json, (size_t)((end ? end : text + len) - json));
+    int rc = 0;
+    if (!cJSON_IsObject(obj) || !copy_member(obj, "executable", info->executable, PATH_MAX) ||
+        info->executable[0] != '/' || !copy_member(obj, "version", info->version, 32) ||
+        !copy_member(obj, "prefix", info->prefix, PATH_MAX)) {
+        rc = sc_error_set(err, -EINVAL, "the interpreter's report is malformed or incomplete");
+        goto out;
+    }
+    if (!copy_member(obj, "base_prefix", info->base_prefix, PATH_MAX))
+        memcpy(info->base_prefix, info->prefix, strlen(info->prefix) + 1);
+    copy_member(obj, "libdir", info->libdir, sizeof info->libdir);
+    copy_member(obj, "ldversion", info->ldversion, sizeof info->ldversion);
+    copy_member(obj, "instsoname", info->instsoname, sizeof info->instsoname);
+    copy_member(obj, "ldlibrary", info->ldlibrary, sizeof info->ldlibrary);
+    info->enable_shared = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "shared"));
+    copy_site_dirs(cJSON_GetObjectItemCaseSensitive(obj, "site_dirs"), info);
+out:
+    cJSON_Delete(obj);
+    return rc;
+}
+
+/* A shared-object name ("x.so" or "x.so.1.0") with no directory part. */
+static bool is_shared_name(const char *name)
+{
+    return name[0] && !strchr(name, '/') && (sc_ends_with(name, ".so") || strstr(name, ".so."));
+}
+
+static bool try_candidate(sc_python_info *info, const char *dir, const char *name)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    if (!dir[0] || !is_shared_name(name) || !sc_fmt(path, sizeof path, "%s/%s", dir, name))
+        return false;
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+        return false;
+    memcpy(info->libpython, path, strlen(path) + 1);
+    return true;
+}
+
+void sc_python_find_libpython(sc_python_info *info)
+{
+    char so[160], so10[160], base_lib[PATH_MAX];
+    const char *names[4] = {info->instsoname, info->ldlibrary, so10, so};
+    info->libpython[0] = info->no_libpython[0] = '\0';
+    /* Static builds report libpythonX.Y.a here; the .so may still be installed beside it
+     * (conda, Debian), and it is the same build, so the versioned names are tried too. */
+    snprintf(so, sizeof so, "libpython%s.so", info->ldversion);
+    snprintf(so10, sizeof so10, "libpython%s.so.1.0", info->ldversion);
+    if (!sc_fmt(base_lib, sizeof base_lib, "%s/lib", info->base_prefix))
+        base_lib[0] = '\0';
+    const char *dirs[2] = {info->libdir, base_lib};
+    for (int d = 0; d < 2; d++)
+        for (int n = 0; n < 4; n++)
+            if (info->ldversion[0] && try_candidate(info, dirs[d], names[n]))
+                return;
+    snprintf(info->no_libpython, sizeof info->no_libpython,
+             "no shared libpython%s in %s or %s (Py_ENABLE_SHARED=%d, LDLIBRARY=%s)",
+             info->ldversion, info->libdir[0] ? info->libdir : "(no LIBDIR)", base_lib,
+             info->enable_shared, info->ldlibrary[0] ? info->ldlibrary : "?");
+}
+
+/* Reads the child's stdout until EOF or the deadline; returns false on timeout. */
+static bool read_until(int fd, sc_buf *out, double deadline)
+{
+    char chunk[4096];
+    for (;;) {
+        double left = deadline - sc_now_ms();
+        if (left <= 0)
+            return false;
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int n = poll(&pfd, 1, (int)left + 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n == 0 ? false : true;
+        ssize_t r = read(fd, chunk, sizeof chunk);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return true;
+        if (out->len < LOCATE_OUTPUT_MAX)
+            sc_buf_append(out, chunk, (size_t)r);
+    }
+}
+
+/* The child half: stdout to the pipe, stdin and stderr to /dev/null, then exec (PATH search when
+ * python has no slash, as a shell would do, but without one). */
+static void exec_locate(const char *python, int out_fd)
+{
+    int devnull = open("/dev/null", O_RDWR);
+    if (devnull >= 0) {
+        dup2(devnull, 0);
+        dup2(devnull, 2);
+    }
+    dup2(out_fd, 1);
+    char *argv[] = {(char *)python, "-c", (char *)locate_script, NULL};
+    execvp(python, argv);
+    _exit(127);
+}
+
+/* Runs the locate script; out receives the interpreter's stdout. */
+static int run_locate(const char *python, sc_buf *out, sc_error *err)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return sc_error_set(err, -errno, "pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(fds[0]);
+        close(fds[1]);
+        return sc_error_set(err, -e, "fork: %s", strerror(e));
+    }
+    if (pid == 0)
+        exec_locate(python, fds[1]);
+    close(fds[1]);
+    bool done = read_until(fds[0], out, sc_now_ms() + LOCATE_TIMEOUT_MS);
+    close(fds[0]);
+    if (!done)
+        kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!done)
+        return sc_error_set(err, -ETIMEDOUT, "%s did not answer within %.0f s", python,
+                            LOCATE_TIMEOUT_MS / 1000);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        return sc_error_set(err, -ENOENT, "cannot run %s (not found or not executable)", python);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return sc_error_set(err, -EIO, "%s failed to report itself (%s %d)", python,
+                            WIFEXITED(status) ? "exit status" : "signal",
+                            WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    return 0;
+}
+
+int sc_python_locate(const char *python, sc_python_info *info, sc_error *err)
+{
+    sc_buf out;
+    sc_buf_init(&out);
+    memset(info, 0, sizeof *info);
+    if (!python || !python[0])
+        python = "python3";
+    int rc = run_locate(python, &out, err);
+    if (rc == 0 && out.oom)
+        rc = sc_error_set(err, -ENOMEM, "out of memory reading %s's report", python);
+    if (rc == 0)
+        rc = sc_python_info_parse(out.data ? out.data : "", out.len, info, err);
+    if (rc == 0)
+        sc_python_find_libpython(info);
+    sc_buf_free(&out);
+    return rc;
+}
+
+bool sc_pkg_metadata_version(const char *text, size_t len, char *buf, size_t size)
+{
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *line_end = nl ? nl : end;
+        size_t n = (size_t)(line_end - p);
+        if (n > 0 && p[n - 1] == '\r')
+            n--;
+        if (n == 0)
+            return false; /* end of the header block: the description follows */
+        if (n > 8 && strncasecmp(p, "Version:", 8) == 0) {
+            const char *v = p + 8;
+            while (v < p + n && (*v == ' ' || *v == '\t'))
+                v++;
+            size_t vn = (size_t)(p + n - v);
+            while (vn > 0 && (v[vn - 1] == ' ' || v[vn - 1] == '\t'))
+                vn--;
+            if (vn == 0 || vn >= size || memchr(v, '\0', vn))
+                return false;
+            memcpy(buf, v, vn);
+            buf[vn] = '\0';
+            return true;
+        }
+        p = line_end + 1;
+    }
+    return false;
+}

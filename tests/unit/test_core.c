@@ -1,0 +1,158 @@
+/* Core helpers: number and key-value parsing, the growable buffer, install-root classification,
+ * the findings catalogue, statuses, and the report's escaping of control characters. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sc_findings_doc.h"
+#include "sc_report.h"
+#include "sc_roots.h"
+#include "sc_types.h"
+#include "sc_util.h"
+
+static void test_parse_u64(void **state)
+{
+    (void)state;
+    uint64_t v;
+    assert_int_equal(sc_parse_u64(" 90010\n", &v), 0);
+    assert_int_equal(v, 90010);
+    assert_int_equal(sc_parse_u64("0x1d94", &v), 0);
+    assert_int_equal(v, 0x1d94);
+    assert_int_equal(sc_parse_u64("", &v), -EINVAL);
+    assert_int_equal(sc_parse_u64("-1", &v), -EINVAL);
+    assert_int_equal(sc_parse_u64("12abc", &v), -EINVAL);
+    assert_int_equal(sc_parse_u64("99999999999999999999999", &v), -ERANGE);
+}
+
+static void test_kv_lookup(void **state)
+{
+    (void)state;
+    char buf[64];
+    const char *props = "simd_count 440\nsimd_per_cu 4\ngfx_target_version 90010\n";
+    assert_true(sc_kv_lookup(props, "simd_per_cu", ' ', buf, sizeof buf));
+    assert_string_equal(buf, "4");
+    assert_false(sc_kv_lookup(props, "simd", ' ', buf, sizeof buf));
+    const char *info = "Version=25.0.rc1.1\nPRETTY_NAME=\"Debian GNU/Linux 12\"\n";
+    assert_true(sc_kv_lookup(info, "PRETTY_NAME", '=', buf, sizeof buf));
+    assert_string_equal(buf, "Debian GNU/Linux 12");
+    assert_true(sc_kv_lookup(info, "Version", '=', buf, 5));
+    assert_string_equal(buf, "25.0");
+}
+
+static void test_buf(void **state)
+{
+    (void)state;
+    sc_buf b;
+    sc_buf_init(&b);
+    for (int i = 0; i < 1000; i++)
+        sc_buf_printf(&b, "%d,", i);
+    assert_false(b.oom);
+    assert_true(sc_starts_with(b.data, "0,1,2,"));
+    assert_true(sc_ends_with(b.data, "999,"));
+    sc_buf_free(&b);
+}
+
+static void expect_root(const char *path, sc_root_kind kind, const char *root)
+{
+    sc_install_root r;
+    sc_install_root_of(path, &r);
+    assert_string_equal(sc_root_kind_name(r.kind), sc_root_kind_name(kind));
+    assert_string_equal(r.path, root);
+}
+
+static void test_install_roots(void **state)
+{
+    (void)state;
+    expect_root("/opt/dtk-24.04.1/hip/lib/libgalaxyhip.so.5", SC_ROOT_DTK, "/opt/dtk-24.04.1");
+    expect_root("/opt/dtk/lib/libhipblas.so", SC_ROOT_DTK, "/opt/dtk");
+    expect_root("/opt/rocm-6.2.0/lib/libamdhip64.so.6", SC_ROOT_ROCM, "/opt/rocm-6.2.0");
+    expect_root("/usr/local/cuda-12.4/lib64/libcudart.so.12", SC_ROOT_CUDA, "/usr/local/cuda-12.4");
+    expect_root("/usr/local/Ascend/driver/lib64/libascend_hal.so", SC_ROOT_CANN,
+                "/usr/local/Ascend/driver");
+    expect_root("/usr/lib/python3/dist-packages/torch/lib/libtorch_cpu.so", SC_ROOT_PYTHON,
+                "/usr/lib/python3/dist-packages/torch");
+    expect_root("/venv/lib/python3.12/site-packages/torch/lib/libamdhip64.so", SC_ROOT_PYTHON,
+                "/venv/lib/python3.12/site-packages/torch");
+    expect_root("/usr/lib/x86_64-linux-gnu/libamdhip64.so.5.2.21153", SC_ROOT_SYSTEM, "/usr");
+    expect_root("/home/u/ext/lib/libmyop.so", SC_ROOT_OTHER, "/home/u/ext");
+    expect_root("/opt/rocmfoo/lib/x.so", SC_ROOT_OTHER, "/opt/rocmfoo");
+}
+
+static void count_ids(const char *id, const char *severity, void *arg)
+{
+    (void)severity;
+    assert_true(strchr(id, '.') != NULL);
+    (*(int *)arg)++;
+}
+
+static void test_findings_catalogue(void **state)
+{
+    (void)state;
+    int n = 0;
+    int listed = sc_findings_each(count_ids, &n);
+    assert_int_equal(listed, n);
+    assert_true(n >= 1);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_int_equal(sc_findings_explain(out, "driver.no-accelerator"), 0);
+    fclose(out);
+    assert_true(sc_starts_with(text, "### `driver.no-accelerator`\n**Severity:** error"));
+    assert_non_null(strstr(text, "**Remedy:**"));
+    assert_null(strstr(text + 4, "\n### ")); /* only this entry */
+    free(text);
+    out = fopen("/dev/null", "w");
+    assert_int_equal(sc_findings_explain(out, "no.such-finding"), -ENOENT);
+    fclose(out);
+}
+
+static void test_status_names(void **state)
+{
+    (void)state;
+    for (int s = SC_STATUS_PASS; s <= SC_STATUS_CRASH; s++)
+        assert_int_equal(sc_status_parse(sc_status_name((sc_status)s)), s);
+    assert_int_equal(sc_status_parse("bogus"), SC_STATUS_UNSET);
+    assert_true(sc_status_is_failure(SC_STATUS_TIMEOUT));
+    assert_false(sc_status_is_failure(SC_STATUS_WARN));
+    assert_string_equal(sc_layer_name(SC_LAYER_LIBRARIES), "libraries");
+}
+
+static void test_report_escapes(void **state)
+{
+    (void)state;
+    cJSON *snap = cJSON_Parse(
+        "{\"tool\":{\"version\":\"0\"},\"host\":{},\"layers\":[{\"name\":\"driver\",\"status\":\"fail\","
+        "\"probes\":[{\"id\":\"driver.x\",\"status\":\"fail\",\"findings\":[{\"id\":\"a.b\","
+        "\"severity\":\"error\",\"message\":\"evil \\u001b[2J\\nname\",\"hint\":\"h\"}]}]}],"
+        "\"summary\":{\"status\":\"fail\",\"first_failure\":{\"layer\":\"driver\",\"probe\":\"driver.x\","
+        "\"status\":\"fail\",\"finding\":\"a.b\",\"message\":\"evil \\u001b[2J\\nname\",\"hint\":\"h\"}}}");
+    assert_non_null(snap);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    sc_report_print(out, snap, false, 0);
+    fclose(out);
+    assert_null(strchr(text, '\033'));
+    assert_non_null(strstr(text, "evil \\x1b[2J\\nname"));
+    assert_non_null(strstr(text, "Verdict: FAIL: the driver layer fails first (driver.x, fail)"));
+    assert_non_null(strstr(text, "hint: h"));
+    free(text);
+    cJSON_Delete(snap);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_u64),          cmocka_unit_test(test_kv_lookup),
+        cmocka_unit_test(test_buf),                cmocka_unit_test(test_install_roots),
+        cmocka_unit_test(test_findings_catalogue), cmocka_unit_test(test_status_names),
+        cmocka_unit_test(test_report_escapes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,298 @@
+/* The runner and isolation with probes made for the test: a probe that segfaults, one that hangs,
+ * one that aborts, one that floods its output, one that sends no result; gating by layer and
+ * backend; offline skips; the snapshot and JUnit still written; the exit code. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sc_isolate.h"
+#include "sc_report.h"
+#include "sc_runner.h"
+#include "sc_snapshot.h"
+#include "sc_util.h"
+
+static void run_pass(const sc_ctx *ctx, sc_result *res)
+{
+    (void)ctx;
+    cJSON_AddStringToObject(res->facts, "hello", "world");
+}
+
+static void run_fail(const sc_ctx *ctx, sc_result *res)
+{
+    (void)ctx;
+    sc_finding(res, "test.broken", SC_SEV_ERROR, "fix it", "it is broken: %d", 42);
+}
+
+static void run_warn(const sc_ctx *ctx, sc_result *res)
+{
+    (void)ctx;
+    sc_finding(res, "test.odd", SC_SEV_WARN, NULL, "odd");
+}
+
+static void run_absent(const sc_ctx *ctx, sc_result *res)
+{
+    (void)ctx;
+    sc_result_skip(res, true, "no such hardware");
+}
+
+static void run_segv(const sc_ctx *ctx, sc_result *res)
+{
+    (void)ctx;
+    (void)res;
+    fputs("about to crash\n", stderr);
+    raise(SIGSEGV);
+}
+
+static void run_hang(const sc_ctx *ctx, sc_result *res)
+{
+    (void)ctx;
+    (void)res;
+    if (fork() == 0) /* a grandchild in the same group must die with it */
+        for (;;)
+            pause();
+    for (;;)
+        pause();
+}
+
+static void run_flood(const sc_ctx *ctx, sc_result *res)
+{
+    (void)ctx;
+    char block[4096];
+    memset(block, 'x', sizeof block);
+    for (int i = 0; i < 2048; i++) /* 8 MiB without a newline */
+        fwrite(block, 1, sizeof block, stdout);
+    fputs("THE-END", stdout);
+    cJSON_AddBoolToObject(res->facts, "flooded", true);
+}
+
+static void run_reads_below(const sc_ctx *ctx, sc_result *res)
+{
+    const cJSON *facts = sc_ctx_facts(ctx, "driver.pass");
+    cJSON_AddStringToObject(res->facts, "seen",
+                            cJSON_GetStringValue(cJSON_GetObjectItem(facts, "hello")) ?: "nothing");
+}
+
+
+static const sc_probe p_driver_pass = {.id = "driver.pass", .layer = SC_LAYER_DRIVER,
+                                       .backend = SC_BACKEND_AMD, .run = run_pass};
+static const sc_probe p_driver_fail = {.id = "driver.fail", .layer = SC_LAYER_DRIVER,
+                                       .backend = SC_BACKEND_NVIDIA, .run = run_fail};
+static const sc_probe p_driver_absent = {.id = "driver.absent", .layer = SC_LAYER_DRIVER,
+                                         .backend = SC_BACKEND_ASCEND, .run = run_absent};
+static const sc_probe p_rt_amd = {.id = "runtime.amd", .layer = SC_LAYER_RUNTIME,
+                                  .backend = SC_BACKEND_AMD, .isolated = true, .active = true,
+                                  .timeout_s = 5, .run = run_reads_below};
+static const sc_probe p_rt_nv = {.id = "runtime.nv", .layer = SC_LAYER_RUNTIME,
+                                 .backend = SC_BACKEND_NVIDIA, .run = run_pass};
+static const sc_probe p_rt_ascend = {.id = "runtime.ascend", .layer = SC_LAYER_RUNTIME,
+                                     .backend = SC_BACKEND_ASCEND, .run = run_pass};
+static const sc_probe p_fw_any = {.id = "framework.any", .layer = SC_LAYER_FRAMEWORK,
+                                  .backend = SC_BACKEND_NONE, .run = run_pass};
+static const sc_probe p_segv = {.id = "runtime.segv", .layer = SC_LAYER_RUNTIME,
+                                .isolated = true, .timeout_s = 5, .run = run_segv};
+static const sc_probe p_hang = {.id = "runtime.hang", .layer = SC_LAYER_RUNTIME,
+                                .isolated = true, .timeout_s = 1, .run = run_hang};
+static const sc_probe p_flood = {.id = "app.flood", .layer = SC_LAYER_APP, .isolated = true,
+                                 .timeout_s = 20, .run = run_flood};
+static const sc_probe p_warn = {.id = "driver.warn", .layer = SC_LAYER_DRIVER, .run = run_warn};
+
+static cJSON *probe_json(cJSON *snap, const char *id)
+{
+    cJSON *layer, *p;
+    cJSON_ArrayForEach(layer, cJSON_GetObjectItem(snap, "layers"))
+    {
+        cJSON_ArrayForEach(p, cJSON_GetObjectItem(layer, "probes"))
+        {
+            if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(p, "id")), id) == 0)
+                return p;
+        }
+    }
+    fail_msg("probe %s not in snapshot", id);
+    return NULL;
+}
+
+static const char *field(cJSON *p, const char *key)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItem(p, key));
+}
+
+static int run_table(const sc_probe *const *table, bool keep_going, bool offline, cJSON **snap)
+{
+    sc_options opt;
+    sc_options_init(&opt);
+    opt.keep_going = keep_going;
+    sc_root root = {.dirfd = -1, .is_host = !offline};
+    snprintf(root.path, sizeof root.path, "%s", offline ? "/nonexistent-root" : "/");
+    *snap = cJSON_CreateObject();
+    return sc_run_probes(table, &opt, &root, *snap);
+}
+
+static void test_gating_by_backend(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_driver_pass, &p_driver_fail, &p_driver_absent, &p_rt_amd,
+                               &p_rt_nv, &p_rt_ascend, &p_fw_any, NULL};
+    cJSON *snap;
+    assert_int_equal(run_table(table, false, false, &snap), 1);
+    cJSON *amd = probe_json(snap, "runtime.amd");
+    assert_string_equal(field(amd, "status"), "pass");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(amd, "facts"), "seen")),
+                        "world"); /* an isolated child sees the facts of the layers below */
+    cJSON *nv = probe_json(snap, "runtime.nv");
+    assert_string_equal(field(nv, "status"), "skip");
+    assert_string_equal(field(nv, "reason"), "driver.fail did not pass");
+    cJSON *asc = probe_json(snap, "runtime.ascend");
+    assert_string_equal(field(asc, "status"), "skip");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(asc, "applicable")));
+    cJSON *fw = probe_json(snap, "framework.any");
+    assert_string_equal(field(fw, "status"), "skip"); /* backend-neutral: waits on every probe */
+    assert_string_equal(field(fw, "reason"), "driver.fail did not pass");
+    cJSON *ff = cJSON_GetObjectItem(cJSON_GetObjectItem(snap, "summary"), "first_failure");
+    assert_string_equal(field(ff, "layer"), "driver");
+    assert_string_equal(field(ff, "probe"), "driver.fail");
+    assert_string_equal(field(ff, "finding"), "test.broken");
+    assert_string_equal(field(ff, "hint"), "fix it");
+    cJSON_Delete(snap);
+}
+
+static void test_keep_going_and_warn(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_driver_fail, &p_warn, &p_rt_nv, &p_fw_any, NULL};
+    cJSON *snap;
+    assert_int_equal(run_table(table, true, false, &snap), 1);
+    assert_string_equal(field(probe_json(snap, "runtime.nv"), "status"), "pass");
+    assert_string_equal(field(probe_json(snap, "framework.any"), "status"), "pass");
+    cJSON_Delete(snap);
+    const sc_probe *warn_only[] = {&p_warn, &p_fw_any, NULL};
+    assert_int_equal(run_table(warn_only, false, false, &snap), 0);
+    assert_string_equal(field(cJSON_GetObjectItem(snap, "summary"), "status"), "warn");
+    assert_string_equal(field(probe_json(snap, "framework.any"), "status"), "pass");
+    cJSON_Delete(snap);
+}
+
+static void test_offline_skips_active(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_driver_pass, &p_rt_amd, &p_fw_any, NULL};
+    cJSON *snap;
+    assert_int_equal(run_table(table, false, true, &snap), 0);
+    cJSON *rt = probe_json(snap, "runtime.amd");
+    assert_string_equal(field(rt, "status"), "skip");
+    assert_string_equal(field(rt, "reason"), "offline (--sysroot)");
+    /* an offline skip does not block the passive probes above */
+    assert_string_equal(field(probe_json(snap, "framework.any"), "status"), "pass");
+    cJSON_Delete(snap);
+}
+
+static void test_crash_and_timeout(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_segv, &p_hang, &p_fw_any, NULL};
+    cJSON *snap;
+    double start = sc_now_ms();
+    assert_int_equal(run_table(table, true, false, &snap), 1);
+    double elapsed = sc_now_ms() - start;
+    assert_true(elapsed < 1000.0 + 1000.0); /* the 1 s deadline plus a second */
+    cJSON *segv = probe_json(snap, "runtime.segv");
+    assert_string_equal(field(segv, "status"), "crash");
+    assert_non_null(strstr(field(segv, "reason"), "SIGSEGV"));
+    assert_non_null(strstr(field(segv, "output_tail"), "about to crash"));
+    cJSON *hang = probe_json(snap, "runtime.hang");
+    assert_string_equal(field(hang, "status"), "timeout");
+    assert_string_equal(field(probe_json(snap, "framework.any"), "status"), "pass");
+    cJSON *ff = cJSON_GetObjectItem(cJSON_GetObjectItem(snap, "summary"), "first_failure");
+    assert_string_equal(field(ff, "probe"), "runtime.segv");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(ff, "finding")));
+    /* the snapshot and JUnit are still written */
+    char dir[] = "/tmp/sc-runner-XXXXXX", path[256], xml[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    snprintf(xml, sizeof xml, "%s/j.xml", dir);
+    sc_error err;
+    assert_int_equal(sc_snapshot_write(snap, path, &err), 0);
+    assert_int_equal(sc_junit_write(snap, xml, &err), 0);
+    cJSON *back = sc_json_read_file(path, 1 << 20, &err);
+    assert_non_null(back);
+    assert_string_equal(field(probe_json(back, "runtime.hang"), "status"), "timeout");
+    char *text;
+    FILE *f = fopen(xml, "r");
+    assert_non_null(f);
+    text = calloc(1, 65536);
+    fread(text, 1, 65535, f);
+    fclose(f);
+    assert_non_null(strstr(text, "<testcase classname=\"runtime\" name=\"runtime.segv\""));
+    assert_non_null(strstr(text, "<failure message=\"crash: probe crashed: killed by SIGSEGV\">"));
+    assert_non_null(strstr(text, "<error message=\"timeout"));
+    free(text);
+    cJSON_Delete(back);
+    unlink(path);
+    unlink(xml);
+    rmdir(dir);
+    cJSON_Delete(snap);
+}
+
+static void test_flooding_output_is_bounded(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_flood, NULL};
+    cJSON *snap;
+    assert_int_equal(run_table(table, true, false, &snap), 0);
+    cJSON *p = probe_json(snap, "app.flood");
+    assert_string_equal(field(p, "status"), "pass");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(p, "facts"), "flooded")));
+    cJSON_Delete(snap);
+}
+
+static cJSON *child_no_result(void *arg)
+{
+    (void)arg;
+    return NULL;
+}
+
+static cJSON *child_abort(void *arg)
+{
+    (void)arg;
+    abort();
+}
+
+static cJSON *child_exit(void *arg)
+{
+    (void)arg;
+    _exit(7);
+}
+
+static void test_isolate_outcomes(void **state)
+{
+    (void)state;
+    sc_isolate_report rep;
+    assert_int_equal(sc_isolate_run(child_no_result, NULL, 5, &rep), 0);
+    assert_int_equal(rep.outcome, SC_ISOLATE_ERROR);
+    assert_non_null(strstr(rep.detail, "no result"));
+    assert_int_equal(sc_isolate_run(child_abort, NULL, 5, &rep), 0);
+    assert_int_equal(rep.outcome, SC_ISOLATE_CRASH);
+    assert_int_equal(rep.signal, SIGABRT);
+    assert_non_null(strstr(rep.detail, "SIGABRT"));
+    assert_int_equal(sc_isolate_run(child_exit, NULL, 5, &rep), 0);
+    assert_int_equal(rep.outcome, SC_ISOLATE_ERROR);
+    assert_int_equal(rep.exit_code, 7);
+    char name[32];
+    assert_string_equal(sc_signal_name(SIGKILL, name, sizeof name), "SIGKILL");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gating_by_backend),   cmocka_unit_test(test_keep_going_and_warn),
+        cmocka_unit_test(test_offline_skips_active), cmocka_unit_test(test_crash_and_timeout),
+        cmocka_unit_test(test_flooding_output_is_bounded), cmocka_unit_test(test_isolate_outcomes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
