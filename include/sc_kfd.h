@@ -29,18 +29,18 @@ typedef struct {
 } sc_kfd_props;
 
 typedef struct {
-    unsigned index;          /* N of nodes/N */
+    unsigned index; /* N of nodes/N */
     bool has_gpu_id;
     uint64_t gpu_id;
-    char name[64];           /* nodes/N/name, "" when unreadable */
+    char name[64]; /* nodes/N/name, "" when unreadable */
     sc_kfd_props props;
-    bool vram_known;         /* at least one bank was read */
-    uint64_t vram_bytes;     /* sum of the banks with heap_type 1 or 2 */
+    bool vram_known;     /* at least one bank was read */
+    uint64_t vram_bytes; /* sum of the banks with heap_type 1 or 2 */
 } sc_kfd_node;
 
 typedef struct {
-    bool present;            /* the topology directory exists */
-    sc_kfd_node *nodes;      /* sorted by index */
+    bool present;       /* the topology directory exists */
+    sc_kfd_node *nodes; /* sorted by index */
     size_t count;
 } sc_kfd_topology;
 
@@ -52,7 +52,7 @@ bool sc_kfd_get(const sc_kfd_props *props, const char *key, uint64_t *value);
 /* "gfx90a" from gfx_target_version 90010 (major decimal, minor and stepping as hex digits);
  * false when the value cannot name a target (0, minor or stepping over 15). */
 bool sc_kfd_gfx_name(uint64_t gfx_target_version, char *buf, size_t size);
-/* "0000:c1:00.0" from the KFD domain and location_id (bus << 8 | devfn); false when out of range. */
+/* "0000:c1:00.0" from KFD's domain and location_id (bus << 8 | devfn); false when out of range. */
 bool sc_kfd_pci_address(uint64_t domain, uint64_t location_id, char *buf, size_t size);
 /* Adds the size of a memory bank with heap_type 1 or 2 (device memory) to *total, saturating at
  * UINT64_MAX; returns false when the bank lacks heap_type or size_in_bytes. */

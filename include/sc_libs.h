@@ -1,26 +1,41 @@
 /* The libraries analysis: resolve an ELF file's dependencies exactly like glibc's loader, reading
  * files only (never executing or loading them); check symbol versions and undefined symbols; find
  * libraries of one stack from two install roots; list GPU code (clang offload bundles, NVIDIA fat
- * binaries) and compare it with the target devices. Shared by `stackcheck libs`, the libraries layer,
- * and the framework layer's import-failure analysis. */
+ * binaries) and compare it with the target devices. Shared by `stackcheck libs`, the libraries
+ * layer, and the framework layer's import-failure analysis. */
 #ifndef SC_LIBS_H
 #define SC_LIBS_H
 
 #include <cjson/cJSON.h>
 
+#include "sc_probe.h"
 #include "sc_sysroot.h"
 #include "sc_types.h"
 
 typedef struct {
-    const char *const *archs;     /* target architectures ("gfx90a:sramecc+:xnack-", "sm_90") */
+    const char *const *archs; /* target architectures ("gfx90a:sramecc+:xnack-", "sm_90") */
     int arch_count;
-    const char *ld_library_path;  /* as the loader would see it; NULL for none */
+    const char *ld_library_path; /* as the loader would see it; NULL for none */
+    bool no_symbol_check;        /* skip the undefined-symbol check (the costliest part) */
 } sc_libs_config;
 
 /* Analyses one ELF file under root. *out receives the file's JSON object
- * {path, realpath, soname, libraries[], offload{format, targets[]}, findings[]}; the caller owns it.
- * Returns 0, or a negative errno (unreadable, not ELF) with err filled and *out NULL. */
+ * {path, realpath, soname, libraries[], offload{format, targets[]}, findings[]}; the caller owns
+ * it. Returns 0, or a negative errno (unreadable, not ELF) with err filled and *out NULL. */
 int sc_libs_analyze(const sc_root *root, const char *path, const sc_libs_config *cfg, cJSON **out,
                     sc_error *err);
+/* The worst severity among the findings of a file object from sc_libs_analyze: -1 when none,
+ * else SC_SEV_INFO, SC_SEV_WARN or SC_SEV_ERROR. */
+int sc_libs_worst(const cJSON *file);
+
+/* ---- for the libraries probes ---- */
+#define SC_LIBS_MAX_ARCHS 64
+/* The target architectures of a run: --arch, else the runtime layer's devices (runtime.hip
+ * devices[].arch), else the driver layer's (driver.amd devices[].gfx_target). Fills archs
+ * (pointers into the options or the snapshot) and returns how many. */
+int sc_libs_run_archs(const sc_ctx *ctx, const char **archs, int max);
+/* Analyses path for a probe: appends the file object to files (an array) and adds its findings to
+ * res. An unreadable or non-ELF file becomes the finding libs.unreadable. */
+void sc_libs_probe_file(const sc_ctx *ctx, sc_result *res, const char *path, cJSON *files);
 
 #endif

@@ -35,6 +35,11 @@ typedef struct sc_probe {
     double timeout_s;      /* default deadline when isolated */
     const char *summary;   /* one line for `stackcheck list` */
     void (*run)(const sc_ctx *ctx, sc_result *res);
+    /* Optional passive part (reads files only, never loads a library). Inventory is always
+     * collected: when the probe is gated or offline, the runner calls this instead of run and the
+     * probe is skip with its facts; when an isolated run crashes or times out, the runner calls it
+     * in the parent so the passive facts survive. run itself does its full job, inventory included. */
+    void (*inventory)(const sc_ctx *ctx, sc_result *res);
 } sc_probe;
 
 /* The ordered probe table (probes/probes.c), NULL-terminated. */

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#include "sc_sysroot.h"
 #include "sc_types.h"
 
 typedef struct {
@@ -38,6 +39,16 @@ int sc_python_locate(const char *python, sc_python_info *info, sc_error *err);
 int sc_python_run(const sc_python_info *info, const char *code, const char *const *argv,
                   cJSON **result, const char **mode, sc_error *err);
 
+/* sc_python_run with the result (and code) files in workdir, an existing private directory made
+ * by sc_python_workdir: a parent that runs this in a child which may crash or be killed cleans up
+ * with sc_python_workdir_remove afterwards. */
+int sc_python_run_in(const sc_python_info *info, const char *workdir, const char *code,
+                     const char *const *argv, cJSON **result, const char **mode, sc_error *err);
+/* Makes a private directory under $TMPDIR or /tmp into dir; returns 0 or a negative errno. */
+int sc_python_workdir(char *dir, size_t size, sc_error *err);
+/* Removes a directory made by sc_python_workdir and the files sc_python_run_in puts there. */
+void sc_python_workdir_remove(const char *dir);
+
 /* Parses the output of the locate script (text, len bytes: the line after the last
  * "SC-PYINFO:" marker is JSON) into info; libpython is not looked for. Returns 0 or -EINVAL. */
 int sc_python_info_parse(const char *text, size_t len, sc_python_info *info, sc_error *err);
@@ -47,5 +58,23 @@ void sc_python_find_libpython(sc_python_info *info);
 /* Reads "Version:" from package metadata (METADATA / PKG-INFO text, len bytes) into buf; returns
  * true when found. Only the header block (up to the first empty line) is read. */
 bool sc_pkg_metadata_version(const char *text, size_t len, char *buf, size_t size);
+
+/* Finds the installed distribution `project` (normalised: case, '-', '.' and '_' alike) in the
+ * site directory dir under root, from its *.dist-info/METADATA or *.egg-info (PKG-INFO), never
+ * importing it. Fills version and meta_path (the metadata file); returns 0 or -ENOENT. */
+int sc_python_dist_version(const sc_root *root, const char *dir, const char *project,
+                           char *version, size_t vsize, char *meta_path, size_t psize);
+/* Looks for other Python installations under root that have `project` installed (Debian's
+ * dist-packages, /usr/local, pyenv versions, conda and its envs), by metadata only, skipping the
+ * site directories in skip (NULL-terminated). Appends {python, site, version} objects to out. */
+void sc_python_find_elsewhere(const sc_root *root, const char *project, const char *const *skip,
+                              cJSON *out);
+/* Parses a dynamic loader error message ("X: undefined symbol: S", "X: version `V' not found
+ * (required by Y)", "X: cannot open shared object file") into the file to analyse (Y for version
+ * errors, else X), kind ("undefined-symbol", "version-not-found", "missing-library") and the
+ * subject (the symbol, the version or the missing name). Returns false when msg is no loader error;
+ * file is "" when the message names no absolute path. */
+bool sc_loader_error_parse(const char *msg, char *file, size_t fsize, char *kind, size_t ksize,
+                           char *subject, size_t ssize);
 
 #endif

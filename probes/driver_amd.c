@@ -1,17 +1,553 @@
-/* driver.amd: AMD GPUs and Hygon DCUs behind the KFD (work in progress). */
+/* driver.amd: AMD GPUs and Hygon DCUs behind the KFD. Reads PCI, the kernel module, the KFD
+ * topology, the device nodes, DRM and the kernel log, all through the root, so it runs the same on
+ * the live system and on a --sysroot image. Passive: it never opens a compute device. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "probes.h"
+#include "sc_drm.h"
+#include "sc_host.h"
+#include "sc_kfd.h"
+#include "sc_kmsg.h"
+#include "sc_pci.h"
+#include "sc_util.h"
+
+static const char *const kernel_modules[] = {"amdgpu", "hydcu", "hycu", NULL};
+static const char *const log_drivers[] = {"amdgpu", "kfd", "hydcu", "hycu", NULL};
+
+typedef struct {
+    const sc_ctx *ctx;
+    sc_result *res;
+    sc_pci_list pci;
+    sc_kfd_topology kfd;
+    size_t ours;                  /* AMD/Hygon accelerators on PCI */
+    size_t ours_bound;            /* ... bound to a KFD driver */
+    size_t gpu_nodes;             /* KFD nodes with SIMDs */
+    const sc_pci_device *first;   /* first AMD/Hygon accelerator */
+    const sc_pci_device *unbound; /* first one without a KFD driver */
+    char others[256];             /* other vendors' accelerators, for the not-applicable reason */
+    char module[16];              /* loaded module name, "" when none */
+    const char *container;
+} drv_state;
+
+static bool is_kfd_driver(const char *name)
+{
+    for (size_t i = 0; kernel_modules[i]; i++)
+        if (strcmp(name, kernel_modules[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Counts one accelerator into the state: ours, or another vendor's for the skip reason. */
+static void note_accelerator(drv_state *st, const sc_pci_device *d)
+{
+    if (sc_pci_vendor_backend(d->vendor) != SC_BACKEND_AMD) {
+        size_t len = strlen(st->others);
+        if (len + 48 < sizeof st->others)
+            snprintf(st->others + len, sizeof st->others - len, "%s%s %s", len ? ", " : "",
+                     d->vendor == SC_PCI_VENDOR_NVIDIA ? "NVIDIA" : "Huawei", d->address);
+        return;
+    }
+    st->ours++;
+    if (!st->first)
+        st->first = d;
+    if (is_kfd_driver(d->driver))
+        st->ours_bound++;
+    else if (!st->unbound)
+        st->unbound = d;
+}
+
+static void scan_pci(drv_state *st)
+{
+    sc_error err = {0};
+    cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "pci");
+    if (sc_pci_scan(st->ctx->root, &st->pci, &err) < 0) {
+        sc_fact_null(st->res->facts, "pci", "%s", err.message);
+        return;
+    }
+    for (size_t i = 0; i < st->pci.count; i++) {
+        const sc_pci_device *d = &st->pci.items[i];
+        if (!sc_pci_is_accelerator(d))
+            continue;
+        note_accelerator(st, d);
+        cJSON_AddItemToArray(arr, sc_pci_device_json(d));
+    }
+}
+
+/* facts.module: the first of amdgpu/hydcu/hycu present in /sys/module. */
+static void read_module(drv_state *st)
+{
+    const sc_root *root = st->ctx->root;
+    char path[128], line[128];
+    for (size_t i = 0; kernel_modules[i]; i++) {
+        sc_fmt(path, sizeof path, "/sys/module/%s", kernel_modules[i]);
+        if (!sc_root_exists(root, path))
+            continue;
+        snprintf(st->module, sizeof st->module, "%s", kernel_modules[i]);
+        cJSON *m = cJSON_AddObjectToObject(st->res->facts, "module");
+        cJSON_AddStringToObject(m, "name", st->module);
+        sc_fmt(path, sizeof path, "/sys/module/%s/initstate", st->module);
+        /* a built-in driver has /sys/module/NAME but no initstate */
+        cJSON_AddStringToObject(m, "initstate",
+                                sc_root_read_line(root, path, line, sizeof line) == 0 ? line
+                                                                                      : "builtin");
+        sc_fmt(path, sizeof path, "/sys/module/%s/version", st->module);
+        if (sc_root_read_line(root, path, line, sizeof line) == 0 && line[0])
+            cJSON_AddStringToObject(m, "version", line);
+        else
+            sc_fact_null(m, "version",
+                         "%s absent: an in-kernel (upstream) driver has no version; "
+                         "the DKMS driver has one",
+                         path);
+        return;
+    }
+    sc_fact_null(st->res->facts, "module", "none of amdgpu, hydcu, hycu in /sys/module");
+}
+
+/* Adds props[key] as a number, or null with the reason. */
+static void add_prop(cJSON *o, const sc_kfd_props *props, const char *key, const char *name)
+{
+    uint64_t v;
+    if (sc_kfd_get(props, key, &v))
+        cJSON_AddNumberToObject(o, name, (double)v);
+    else
+        sc_fact_null(o, name, "no %s in the node's properties", key);
+}
+
+static void add_hex_id(cJSON *o, const char *key, uint64_t v)
+{
+    char hex[24];
+    snprintf(hex, sizeof hex, "0x%04llx", (unsigned long long)v);
+    cJSON_AddStringToObject(o, key, hex);
+}
+
+static void add_gfx(cJSON *o, const sc_kfd_props *p)
+{
+    uint64_t v;
+    char gfx[32];
+    if (!sc_kfd_get(p, "gfx_target_version", &v)) {
+        sc_fact_null(o, "gfx_target", "no gfx_target_version in the node's properties");
+        sc_fact_null(o, "gfx_target_version", "not in the node's properties");
+        return;
+    }
+    cJSON_AddNumberToObject(o, "gfx_target_version", (double)v);
+    if (sc_kfd_gfx_name(v, gfx, sizeof gfx))
+        cJSON_AddStringToObject(o, "gfx_target", gfx);
+    else
+        sc_fact_null(o, "gfx_target", "gfx_target_version %llu names no target",
+                     (unsigned long long)v);
+}
+
+static void add_compute_units(cJSON *o, const sc_kfd_props *p)
+{
+    uint64_t simd, per_cu;
+    if (sc_kfd_get(p, "simd_count", &simd) && sc_kfd_get(p, "simd_per_cu", &per_cu) && per_cu > 0)
+        cJSON_AddNumberToObject(o, "compute_units", (double)(simd / per_cu));
+    else
+        sc_fact_null(o, "compute_units", "simd_count or simd_per_cu missing or zero");
+}
+
+/* pci_address from domain + location_id; returns the PCI device there, if scanned. */
+static const sc_pci_device *add_pci_address(const drv_state *st, cJSON *o, const sc_kfd_props *p)
+{
+    uint64_t domain = 0, loc;
+    char addr[32];
+    if (!sc_kfd_get(p, "location_id", &loc) ||
+        !sc_kfd_pci_address(sc_kfd_get(p, "domain", &domain) ? domain : 0, loc, addr,
+                            sizeof addr)) {
+        sc_fact_null(o, "pci_address", "no usable location_id in the node's properties");
+        return NULL;
+    }
+    cJSON_AddStringToObject(o, "pci_address", addr);
+    return sc_pci_find(&st->pci, addr);
+}
+
+/* vendor, vendor_id, device_id: the PCI function's ids win over the KFD's copy. */
+static void add_vendor(cJSON *o, const sc_kfd_props *p, const sc_pci_device *pci)
+{
+    uint64_t vendor = 0, device = 0;
+    bool have_vendor = sc_kfd_get(p, "vendor_id", &vendor);
+    bool have_device = sc_kfd_get(p, "device_id", &device);
+    if (pci && pci->has_ids) {
+        vendor = pci->vendor, device = pci->device;
+        have_vendor = have_device = true;
+    }
+    const char *name =
+        have_vendor && vendor <= 0xffff ? sc_pci_vendor_name((unsigned)vendor) : NULL;
+    sc_fact_str(o, "vendor", name, "vendor id unknown or not AMD/Hygon");
+    if (have_vendor)
+        add_hex_id(o, "vendor_id", vendor);
+    else
+        sc_fact_null(o, "vendor_id", "no vendor_id in the node's properties");
+    if (have_device)
+        add_hex_id(o, "device_id", device);
+    else
+        sc_fact_null(o, "device_id", "no device_id in the node's properties");
+}
+
+static void add_render_node(cJSON *o, const sc_kfd_props *p)
+{
+    uint64_t minor;
+    char path[64];
+    if (sc_kfd_get(p, "drm_render_minor", &minor) && minor > 0 && minor < 1u << 20) {
+        snprintf(path, sizeof path, "/dev/dri/renderD%llu", (unsigned long long)minor);
+        cJSON_AddStringToObject(o, "render_node", path);
+    } else {
+        sc_fact_null(o, "render_node", "no drm_render_minor in the node's properties");
+    }
+}
+
+static cJSON *device_json(const drv_state *st, const sc_kfd_node *n)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    const sc_kfd_props *p = &n->props;
+    cJSON_AddNumberToObject(o, "node", n->index);
+    if (n->has_gpu_id)
+        cJSON_AddNumberToObject(o, "gpu_id", (double)n->gpu_id);
+    else
+        sc_fact_null(o, "gpu_id", "gpu_id not readable");
+    sc_fact_str(o, "name", n->name[0] ? n->name : NULL, "name not readable");
+    add_gfx(o, p);
+    const sc_pci_device *pci = add_pci_address(st, o, p);
+    add_vendor(o, p, pci);
+    add_compute_units(o, p);
+    add_prop(o, p, "wave_front_size", "wavefront_size");
+    if (n->vram_known)
+        cJSON_AddNumberToObject(o, "vram_bytes", (double)n->vram_bytes);
+    else
+        sc_fact_null(o, "vram_bytes", "no readable mem_banks");
+    add_render_node(o, p);
+    add_prop(o, p, "fw_version", "fw_version");
+    uint64_t xcc;
+    if (sc_kfd_get(p, "num_xcc", &xcc))
+        cJSON_AddNumberToObject(o, "num_xcc", (double)xcc);
+    if (p->bad_lines)
+        cJSON_AddNumberToObject(o, "malformed_property_lines", (double)p->bad_lines);
+    return o;
+}
+
+static void read_kfd(drv_state *st)
+{
+    sc_error err = {0};
+    cJSON *facts = st->res->facts;
+    cJSON *kfd = cJSON_AddObjectToObject(facts, "kfd");
+    cJSON *devices = cJSON_AddArrayToObject(facts, "devices");
+    if (sc_kfd_read(st->ctx->root, &st->kfd, &err) < 0) {
+        /* unreadable is not absent: no verdict on the driver can be drawn from it */
+        sc_fact_null(facts, "kfd", "%s", err.message);
+        sc_result_error(st->res, "cannot read the KFD topology: %s", err.message);
+        return;
+    }
+    cJSON_AddBoolToObject(kfd, "present", st->kfd.present);
+    for (size_t i = 0; i < st->kfd.count; i++) {
+        if (!sc_kfd_node_is_gpu(&st->kfd.nodes[i]))
+            continue;
+        st->gpu_nodes++;
+        cJSON_AddItemToArray(devices, device_json(st, &st->kfd.nodes[i]));
+    }
+    cJSON_AddNumberToObject(kfd, "nodes", (double)st->kfd.count);
+    cJSON_AddNumberToObject(kfd, "gpu_nodes", (double)st->gpu_nodes);
+    cJSON_AddNumberToObject(kfd, "cpu_nodes", (double)(st->kfd.count - st->gpu_nodes));
+}
+
+/* No AMD/Hygon accelerator at all: not applicable when another vendor's is there, else an error. */
+static void no_device_verdict(drv_state *st)
+{
+    if (st->others[0]) {
+        sc_result_skip(st->res, true, "no AMD or Hygon accelerator (found: %s)", st->others);
+        return;
+    }
+    sc_finding(st->res, "driver.no-accelerator", SC_SEV_ERROR,
+               "check that the machine (or the container) has an accelerator: lspci -nn, the cloud "
+               "instance type; inside a container the host's /sys must be visible",
+               "no accelerator on PCI (AMD, Hygon, NVIDIA, Huawei) and no GPU in the KFD topology "
+               "(%s)",
+               st->kfd.present ? "KFD has only CPU nodes" : "no KFD topology");
+}
+
+/* The device is on PCI but the KFD has no GPU for it: which part of the driver is missing. */
+static void driver_verdict(drv_state *st)
+{
+    const sc_pci_device *d = st->unbound ? st->unbound : st->first;
+    char dev[160];
+    snprintf(dev, sizeof dev, "%s (0x%04x:0x%04x, driver %s)", d->address, d->vendor, d->device,
+             d->driver[0] ? d->driver : "none");
+    if (!st->module[0] || st->ours_bound == 0)
+        sc_finding(
+            st->res, "amd.driver-not-loaded", SC_SEV_ERROR,
+            "load the kernel driver: sudo modprobe amdgpu (ROCm: install amdgpu-dkms; Hygon: "
+            "the hydcu driver package), then check dmesg for amdgpu errors",
+            "%zu AMD/Hygon accelerator(s) on PCI, e.g. %s, but %s", st->ours, dev,
+            st->module[0] ? "none is bound to it" : "no amdgpu/hydcu module is loaded");
+    else if (!st->kfd.present)
+        sc_finding(
+            st->res, "amd.driver-not-loaded", SC_SEV_ERROR,
+            "use a kernel with CONFIG_HSA_AMD (KFD) or the ROCm DKMS driver, and check dmesg for "
+            "kfd errors",
+            "%s is loaded and bound to %s, but there is no KFD topology "
+            "(/sys/class/kfd/kfd/topology)",
+            st->module, dev);
+    else
+        sc_finding(
+            st->res, "amd.kfd-no-gpu", SC_SEV_ERROR,
+            "the GPU is not supported for compute by this driver, or its initialisation failed: "
+            "check dmesg for amdgpu/kfd errors and the ROCm/DTK support list",
+            "KFD topology has %zu node(s), none with SIMDs (CPU only), while PCI shows %s",
+            st->kfd.count, dev);
+}
+
+/* GPUs present in the KFD: devices the KFD left out or without a driver are warnings. */
+static void coverage_checks(drv_state *st)
+{
+    if (st->unbound)
+        sc_finding(
+            st->res, "amd.device-no-driver", SC_SEV_WARN,
+            "bind the device to amdgpu (or hydcu), unless it is passed through to a VM on purpose",
+            "%s (0x%04x:0x%04x) has driver %s", st->unbound->address, st->unbound->vendor,
+            st->unbound->device, st->unbound->driver[0] ? st->unbound->driver : "none");
+    if (st->ours_bound > st->gpu_nodes)
+        sc_finding(
+            st->res, "amd.kfd-fewer-gpus", SC_SEV_WARN,
+            "check dmesg for amdgpu/kfd errors on the missing devices and the ROCm/DTK support "
+            "list",
+            "%zu accelerator(s) bound to the driver on PCI but only %zu GPU node(s) in the KFD "
+            "topology",
+            st->ours_bound, st->gpu_nodes);
+}
+
+/* Owner, group and mode of a node, and whether the effective user may read and write it. */
+typedef struct {
+    const char *path;
+    bool exists, readable, writable;
+    struct stat sb;
+    char group[64];
+} node_access;
+
+static void check_node(const drv_state *st, const char *path, node_access *a)
+{
+    memset(a, 0, sizeof *a);
+    a->path = path;
+    a->exists = sc_root_stat(st->ctx->root, path, &a->sb, true) == 0;
+    if (!a->exists)
+        return;
+    a->readable = sc_root_access(st->ctx->root, path, R_OK) == 0;
+    a->writable = sc_root_access(st->ctx->root, path, W_OK) == 0;
+    if (!sc_group_name(st->ctx->root, a->sb.st_gid, a->group, sizeof a->group))
+        snprintf(a->group, sizeof a->group, "%u", (unsigned)a->sb.st_gid);
+}
+
+static cJSON *node_json(const drv_state *st, const node_access *a)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "path", a->path);
+    cJSON_AddBoolToObject(o, "exists", a->exists);
+    if (!a->exists) {
+        const char *keys[] = {"readable", "writable", "owner", "group", "mode"};
+        for (size_t i = 0; i < 5; i++)
+            sc_fact_null(o, keys[i], "%s does not exist", a->path);
+        return o;
+    }
+    char owner[64], mode[8];
+    if (!sc_user_name(st->ctx->root, a->sb.st_uid, owner, sizeof owner))
+        snprintf(owner, sizeof owner, "%u", (unsigned)a->sb.st_uid);
+    snprintf(mode, sizeof mode, "%04o", (unsigned)(a->sb.st_mode & 07777));
+    cJSON_AddBoolToObject(o, "readable", a->readable);
+    cJSON_AddBoolToObject(o, "writable", a->writable);
+    cJSON_AddStringToObject(o, "owner", owner);
+    cJSON_AddStringToObject(o, "group", a->group);
+    cJSON_AddStringToObject(o, "mode", mode);
+    return o;
+}
+
+/* The finding for a node the effective user cannot open read-write: who owns it, and the way in. */
+static void permission_finding(drv_state *st, const char *id, const node_access *a, size_t count)
+{
+    char hint[256], more[48] = "";
+    bool in_group = sc_process_in_group(a->sb.st_gid);
+    bool group_rw = (a->sb.st_mode & 060) == 060;
+    if (!in_group && group_rw)
+        snprintf(hint, sizeof hint,
+                 "sudo usermod -aG %s $USER, then log in again (in a container: "
+                 "--group-add %s)",
+                 a->group, a->group);
+    else
+        snprintf(hint, sizeof hint,
+                 "give group %s read-write access to the node (a udev rule with "
+                 "GROUP=\"%s\", MODE=\"0660\"), or ask an administrator",
+                 a->group, a->group);
+    if (count > 1)
+        snprintf(more, sizeof more, " (and %zu more)", count - 1);
+    sc_finding(
+        st->res, id, SC_SEV_ERROR, hint,
+        "%s%s is not readable and writable by uid %u: mode %04o, owner uid %u, group %s (gid %u); "
+        "uid %u is %sin group %s",
+        a->path, more, (unsigned)geteuid(), (unsigned)(a->sb.st_mode & 07777),
+        (unsigned)a->sb.st_uid, a->group, (unsigned)a->sb.st_gid, (unsigned)geteuid(),
+        in_group ? "" : "not ", a->group);
+}
+
+static void missing_node_findings(drv_state *st, const node_access *kfd, const node_access *render,
+                                  size_t render_missing)
+{
+    bool in_container = st->container != NULL;
+    char hint[256];
+    snprintf(hint, sizeof hint, "%s",
+             in_container ? "start the container with --device=/dev/kfd --device=/dev/dri "
+                            "--group-add video --group-add render"
+                          : "check that amdgpu initialised (dmesg) and that udev created the node");
+    if (!kfd->exists)
+        sc_finding(st->res, "amd.kfd-missing", SC_SEV_ERROR, hint,
+                   "%zu GPU node(s) in the KFD topology but /dev/kfd does not exist%s",
+                   st->gpu_nodes, in_container ? " in this container" : "");
+    if (render_missing && in_container && render_missing < st->gpu_nodes)
+        sc_finding(
+            st->res, "amd.container-gpu-subset", SC_SEV_INFO,
+            "pass more --device=/dev/dri/renderD<N> options if this container should use more GPUs",
+            "this %s container has the render nodes of %zu of the %zu GPU(s) in the host's "
+            "sysfs (first absent: %s)",
+            st->container, st->gpu_nodes - render_missing, st->gpu_nodes, render->path);
+    else if (render_missing)
+        sc_finding(st->res, "amd.render-node-missing", SC_SEV_ERROR, hint,
+                   "%s does not exist (%zu of %zu render node(s) missing)", render->path,
+                   render_missing, st->gpu_nodes);
+}
+
+/* Checks /dev/kfd and the render node of every KFD GPU; facts.device_nodes and the findings. */
+static void check_device_nodes(drv_state *st)
+{
+    cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "device_nodes");
+    node_access kfd, render, missing = {0}, denied = {0};
+    size_t n_missing = 0, n_denied = 0, n_present = 0;
+    check_node(st, "/dev/kfd", &kfd);
+    cJSON_AddItemToArray(arr, node_json(st, &kfd));
+    const cJSON *dev;
+    cJSON_ArrayForEach (dev, cJSON_GetObjectItem(st->res->facts, "devices")) {
+        const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(dev, "render_node"));
+        if (!path)
+            continue;
+        check_node(st, path, &render);
+        cJSON_AddItemToArray(arr, node_json(st, &render));
+        n_present += render.exists;
+        if (!render.exists && n_missing++ == 0)
+            missing = render;
+        if (render.exists && !(render.readable && render.writable) && n_denied++ == 0)
+            denied = render;
+    }
+    if (st->container && !kfd.exists && n_present == 0) {
+        sc_finding(
+            st->res, "amd.container-devices-not-mapped", SC_SEV_ERROR,
+            "start the container with --device=/dev/kfd --device=/dev/dri --group-add video "
+            "--group-add render (Kubernetes: the AMD GPU device plugin)",
+            "%zu GPU(s) in the host's sysfs but neither /dev/kfd nor any render node in this %s "
+            "container",
+            st->gpu_nodes, st->container);
+        return;
+    }
+    missing_node_findings(st, &kfd, &missing, n_missing);
+    if (kfd.exists && !(kfd.readable && kfd.writable))
+        permission_finding(st, "amd.kfd-permission", &kfd, 1);
+    if (n_denied)
+        permission_finding(st, "amd.render-permission", &denied, n_denied);
+}
+
+static void scan_kernel_log(drv_state *st)
+{
+    cJSON *kl = cJSON_AddObjectToObject(st->res->facts, "kernel_log");
+    sc_buf text;
+    sc_buf_init(&text);
+    char source[64];
+    sc_error err = {0};
+    int rc = sc_kmsg_read(st->ctx->root, &text, source, sizeof source, &err);
+    cJSON_AddStringToObject(kl, "source", source);
+    cJSON_AddBoolToObject(kl, "readable", rc == 0);
+    if (rc < 0) {
+        sc_fact_null(kl, "errors", "not readable: %s", err.message);
+        sc_finding(st->res, "amd.kernel-log-unreadable", SC_SEV_INFO,
+                   "run as root (or with CAP_SYSLOG) to let stackcheck scan the kernel log",
+                   "kernel log not readable: %s", err.message);
+        sc_buf_free(&text);
+        return;
+    }
+    sc_kmsg_result r;
+    sc_kmsg_scan(text.data, text.len, log_drivers, &r);
+    sc_buf_free(&text);
+    cJSON_AddNumberToObject(kl, "lines", (double)r.lines);
+    cJSON_AddNumberToObject(kl, "error_lines", (double)r.total);
+    cJSON *errors = cJSON_AddArrayToObject(kl, "errors");
+    for (size_t i = 0; i < r.kept; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "kind", r.first[i].kind);
+        cJSON_AddStringToObject(e, "line", r.first[i].line);
+        cJSON_AddItemToArray(errors, e);
+    }
+    if (r.total)
+        sc_finding(
+            st->res, "amd.kernel-log-errors", SC_SEV_WARN,
+            "read the driver's messages (dmesg | grep -iE 'amdgpu|kfd|hydcu'): ring timeouts and "
+            "resets point at a hung kernel, firmware or hardware; firmware failures at a missing "
+            "firmware package",
+            "%zu driver error line(s) in %s (%s), first: %s", r.total, source, r.first[0].kind,
+            r.first[0].line);
+}
+
+static void collect_drm(drv_state *st)
+{
+    cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "drm");
+    sc_error err = {0};
+    if (sc_drm_collect(st->ctx->root, arr, &err) < 0)
+        sc_fact_null(st->res->facts, "drm", "%s", err.message);
+}
+
+/* Facts that only make sense with a device: null with the reason otherwise. */
+static void skip_device_facts(drv_state *st, const char *why)
+{
+    static const char *const keys[] = {"device_nodes", "drm", "kernel_log"};
+    for (size_t i = 0; i < 3; i++)
+        if (!cJSON_HasObjectItem(st->res->facts, keys[i]))
+            sc_fact_null(st->res->facts, keys[i], "%s", why);
+}
 
 static void run(const sc_ctx *ctx, sc_result *res)
 {
-    (void)ctx;
-    sc_finding(res, "driver.no-accelerator", SC_SEV_ERROR, "install the driver",
-               "no supported accelerator found");
+    drv_state st = {.ctx = ctx, .res = res};
+    st.container = sc_container_kind(ctx->root);
+    scan_pci(&st);
+    read_module(&st);
+    read_kfd(&st);
+    sc_fact_str(res->facts, "container", st.container, "no container detected");
+    if (res->status == SC_STATUS_ERROR) {
+        skip_device_facts(&st, "the KFD topology could not be read");
+    } else if (st.ours == 0 && st.gpu_nodes == 0) {
+        no_device_verdict(&st);
+        skip_device_facts(&st, "no AMD or Hygon accelerator");
+    } else {
+        if (st.gpu_nodes == 0)
+            driver_verdict(&st);
+        else
+            coverage_checks(&st), check_device_nodes(&st);
+        collect_drm(&st);
+        scan_kernel_log(&st);
+        skip_device_facts(&st, "no GPU in the KFD topology");
+    }
+    sc_pci_list_free(&st.pci);
+    sc_kfd_free(&st.kfd);
 }
 
 const sc_probe sc_probe_driver_amd = {
     .id = "driver.amd",
     .layer = SC_LAYER_DRIVER,
     .backend = SC_BACKEND_AMD,
-    .summary = "AMD GPUs and Hygon DCUs: PCI, kernel module, KFD topology, device nodes, kernel log",
+    .isolated = false,
+    .active = false,
+    .summary =
+        "AMD GPUs and Hygon DCUs: PCI, kernel module, KFD topology, device nodes, kernel log",
     .run = run,
 };

@@ -5,5 +5,12 @@
 #include "sc_probe.h"
 
 extern const sc_probe sc_probe_driver_amd;
+extern const sc_probe sc_probe_runtime_hip;
+extern const sc_probe sc_probe_libraries_hip;
+extern const sc_probe sc_probe_libraries_torch;
+extern const sc_probe sc_probe_libraries_ext;
+extern const sc_probe sc_probe_framework_torch;
+extern const sc_probe sc_probe_app_smoke;
+extern const sc_probe sc_probe_app_script;
 
 #endif

@@ -20,31 +20,8 @@
 #define LOCATE_OUTPUT_MAX (1u << 20)
 #define MARKER "SC-PYINFO:"
 
-/* Works on Python 2.7 to 3.13; import-path entries that belong to the standard library are
- * dropped, so what is left are the places packages come from, in import order. */
-static const char locate_script[] =
-    "import json, os, site, sys, sysconfig\n"
-    "v = sysconfig.get_config_var\n"
-    "def s(x):\n"
-    "    return None if x is None else str(x)\n"
-    "paths = sysconfig.get_paths()\n"
-    "std = set(os.path.realpath(p) for p in (paths.get('stdlib'), paths.get('platstdlib')) if p)\n"
-    "def pkg_dir(p):\n"
-    "    if not p or not os.path.isdir(p):\n"
-    "        return False\n"
-    "    r = os.path.realpath(p)\n"
-    "    return r not in std and not r.endswith('lib-dynload')\n"
-    "dirs = []\n"
-    "for p in sys.path:\n"
-    "    p = os.path.abspath(p) if p else p\n"
-    "    if pkg_dir(p) and p not in dirs:\n"
-    "        dirs.append(p)\n"
-    "out = {'executable': sys.executable, 'version': '%d.%d.%d' % tuple(sys.version_info[:3]),\n"
-    "       'prefix': sys.prefix, 'base_prefix': getattr(sys, 'base_prefix', sys.prefix),\n"
-    "       'ldlibrary': s(v('LDLIBRARY')), 'libdir': s(v('LIBDIR')),\n"
-    "       'instsoname': s(v('INSTSONAME')), 'ldversion': s(v('LDVERSION') or v('VERSION')),\n"
-    "       'shared': bool(v('Py_ENABLE_SHARED')), 'site_dirs': dirs}\n"
-    "sys.stdout.write('\\n" MARKER "' + json.dumps(out) + '\\n')\n";
+/* The script the interpreter runs to report itself (probes/python_locate.py, embedded). */
+extern const char sc_py_python_locate[];
 
 /* Copies a string member of obj into buf; returns false when missing, not a string or too long. */
 static bool copy_member(const cJSON *obj, const char *key, char *buf, size_t size)
@@ -138,7 +115,7 @@ void sc_python_find_libpython(sc_python_info *info)
         for (int n = 0; n < 4; n++)
             if (info->ldversion[0] && try_candidate(info, dirs[d], names[n]))
                 return;
-    snprintf(info->no_libpython, sizeof info->no_libpython,
+    sc_fmt(info->no_libpython, sizeof info->no_libpython,
              "no shared libpython%s in %s or %s (Py_ENABLE_SHARED=%d, LDLIBRARY=%s)",
              info->ldversion, info->libdir[0] ? info->libdir : "(no LIBDIR)", base_lib,
              info->enable_shared, info->ldlibrary[0] ? info->ldlibrary : "?");
@@ -178,7 +155,7 @@ static void exec_locate(const char *python, int out_fd)
         dup2(devnull, 2);
     }
     dup2(out_fd, 1);
-    char *argv[] = {(char *)python, "-c", (char *)locate_script, NULL};
+    char *argv[] = {(char *)python, "-c", (char *)sc_py_python_locate, NULL};
     execvp(python, argv);
     _exit(127);
 }
@@ -218,22 +195,53 @@ static int run_locate(const char *python, sc_buf *out, sc_error *err)
     return 0;
 }
 
+/* One run asks twice (the libraries and framework layers): the interpreter's answer is kept for
+ * the process's lifetime, keyed by the name it was asked by. */
+static struct {
+    char python[PATH_MAX];
+    sc_python_info info;
+    bool valid;
+} cache;
+
+/* An escape hatch for interpreters that misbehave when embedded, and for tests. */
+static void apply_subprocess_override(sc_python_info *info)
+{
+    const char *force = getenv("STACKCHECK_PYTHON_SUBPROCESS");
+    if (!force || strcmp(force, "1") != 0)
+        return;
+    info->libpython[0] = '\0';
+    snprintf(info->no_libpython, sizeof info->no_libpython,
+             "not embedded: STACKCHECK_PYTHON_SUBPROCESS=1");
+}
+
 int sc_python_locate(const char *python, sc_python_info *info, sc_error *err)
 {
+    if (!python || !python[0])
+        python = "python3";
+    if (cache.valid && strcmp(cache.python, python) == 0) {
+        *info = cache.info;
+        apply_subprocess_override(info);
+        return 0;
+    }
     sc_buf out;
     sc_buf_init(&out);
     memset(info, 0, sizeof *info);
-    if (!python || !python[0])
-        python = "python3";
     int rc = run_locate(python, &out, err);
     if (rc == 0 && out.oom)
         rc = sc_error_set(err, -ENOMEM, "out of memory reading %s's report", python);
     if (rc == 0)
         rc = sc_python_info_parse(out.data ? out.data : "", out.len, info, err);
-    if (rc == 0)
-        sc_python_find_libpython(info);
     sc_buf_free(&out);
-    return rc;
+    if (rc < 0)
+        return rc;
+    sc_python_find_libpython(info);
+    if (strlen(python) < sizeof cache.python) {
+        memcpy(cache.python, python, strlen(python) + 1);
+        cache.info = *info;
+        cache.valid = true;
+    }
+    apply_subprocess_override(info);
+    return 0;
 }
 
 bool sc_pkg_metadata_version(const char *text, size_t len, char *buf, size_t size)

@@ -206,6 +206,21 @@ static sc_status layer_status(const cJSON *layer)
     return worst;
 }
 
+/* Adds the probe's passive inventory to res without changing its status or reason. */
+static void add_inventory(const sc_probe *probe, const sc_ctx *ctx, sc_result *res)
+{
+    if (!probe->inventory)
+        return;
+    sc_status st = res->status;
+    bool not_applicable = res->not_applicable;
+    char reason[sizeof res->reason];
+    memcpy(reason, res->reason, sizeof reason);
+    probe->inventory(ctx, res);
+    res->status = st;
+    res->not_applicable = not_applicable;
+    memcpy(res->reason, reason, sizeof reason);
+}
+
 static void run_probe(const sc_probe *probe, const sc_ctx *ctx, cJSON *layer)
 {
     sc_result res;
@@ -213,17 +228,22 @@ static void run_probe(const sc_probe *probe, const sc_ctx *ctx, cJSON *layer)
         return;
     char why[512], tail[2048] = "";
     bool not_applicable = false;
-    double ms = 0;
+    double ms = 0, start = sc_now_ms();
     sc_status st;
     bool blocked = sc_gate_blocks(probe, ctx, why, sizeof why, &not_applicable);
     bool offline_skip = blocked && ctx->offline && probe->active;
     if (blocked) {
         sc_result_skip(&res, not_applicable, "%s", why);
+        if (!not_applicable)
+            add_inventory(probe, ctx, &res);
         st = SC_STATUS_SKIP;
+        ms = sc_now_ms() - start;
     } else {
         if (ctx->opt->verbosity > 0)
             fprintf(stderr, "stackcheck: running %s\n", probe->id);
         st = sc_run_one(probe, ctx, &res, &ms, tail, sizeof tail);
+        if (st == SC_STATUS_CRASH || st == SC_STATUS_TIMEOUT || st == SC_STATUS_ERROR)
+            add_inventory(probe, ctx, &res); /* what the child found before it died is lost */
     }
     add_probe_json(layer, probe, &res, st, ms, tail, offline_skip);
     sc_result_free(&res);

@@ -101,6 +101,21 @@ static const sc_probe p_hang = {.id = "runtime.hang", .layer = SC_LAYER_RUNTIME,
                                 .isolated = true, .timeout_s = 1, .run = run_hang};
 static const sc_probe p_flood = {.id = "app.flood", .layer = SC_LAYER_APP, .isolated = true,
                                  .timeout_s = 20, .run = run_flood};
+static void inventory_note(const sc_ctx *ctx, sc_result *res)
+{
+    (void)ctx;
+    cJSON_AddStringToObject(res->facts, "installed", "1.2.3");
+    sc_finding(res, "test.odd", SC_SEV_WARN, NULL, "two installs");
+    res->status = SC_STATUS_PASS; /* the runner keeps its own status */
+}
+
+static const sc_probe p_inv_gated = {.id = "runtime.inv", .layer = SC_LAYER_RUNTIME,
+                                     .backend = SC_BACKEND_NVIDIA, .isolated = true,
+                                     .active = true, .timeout_s = 5, .run = run_pass,
+                                     .inventory = inventory_note};
+static const sc_probe p_inv_crash = {.id = "framework.inv", .layer = SC_LAYER_FRAMEWORK,
+                                     .isolated = true, .timeout_s = 5, .run = run_segv,
+                                     .inventory = inventory_note};
 static const sc_probe p_warn = {.id = "driver.warn", .layer = SC_LAYER_DRIVER, .run = run_warn};
 
 static cJSON *probe_json(cJSON *snap, const char *id)
@@ -251,6 +266,30 @@ static void test_flooding_output_is_bounded(void **state)
     cJSON_Delete(snap);
 }
 
+static void test_inventory_always_collected(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_driver_fail, &p_inv_gated, &p_inv_crash, NULL};
+    cJSON *snap;
+    run_table(table, false, false, &snap);
+    cJSON *gated = probe_json(snap, "runtime.inv");
+    assert_string_equal(field(gated, "status"), "skip");
+    assert_string_equal(field(gated, "reason"), "driver.fail did not pass");
+    assert_string_equal(field(cJSON_GetObjectItem(gated, "facts"), "installed"), "1.2.3");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(gated, "findings")), 1);
+    cJSON_Delete(snap);
+    run_table(table, true, false, &snap);
+    cJSON *crashed = probe_json(snap, "framework.inv");
+    assert_string_equal(field(crashed, "status"), "crash"); /* not the inventory's pass */
+    assert_string_equal(field(cJSON_GetObjectItem(crashed, "facts"), "installed"), "1.2.3");
+    cJSON_Delete(snap);
+    run_table(table, false, true, &snap);
+    cJSON *offline = probe_json(snap, "runtime.inv");
+    assert_string_equal(field(offline, "reason"), "offline (--sysroot)");
+    assert_string_equal(field(cJSON_GetObjectItem(offline, "facts"), "installed"), "1.2.3");
+    cJSON_Delete(snap);
+}
+
 static cJSON *child_no_result(void *arg)
 {
     (void)arg;
@@ -293,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_gating_by_backend),   cmocka_unit_test(test_keep_going_and_warn),
         cmocka_unit_test(test_offline_skips_active), cmocka_unit_test(test_crash_and_timeout),
         cmocka_unit_test(test_flooding_output_is_bounded), cmocka_unit_test(test_isolate_outcomes),
+        cmocka_unit_test(test_inventory_always_collected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

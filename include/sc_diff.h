@@ -1,0 +1,57 @@
+/* Snapshot comparison: what differs between two snapshots (two nodes, or before and after a
+ * migration): versions, devices, library roots, findings, statuses, timings as ratios, and the
+ * first module whose numerics differ beyond a tolerance. Reads facts defensively by known paths:
+ * anything missing or of the wrong type is "absent", never a crash. */
+#ifndef SC_DIFF_H
+#define SC_DIFF_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "sc_types.h"
+
+#define SC_DIFF_SCHEMA "stackcheck/diff/v1"
+#define SC_DIFF_MAX_INPUT (64u << 20) /* a snapshot larger than this is refused, not parsed */
+
+typedef struct {
+    double rtol; /* numerics: a statistic differs when |a - b| > atol + rtol * max(|a|, |b|) */
+    double atol;
+} sc_diff_options;
+
+/* The default tolerances (rtol 1e-3, atol 1e-5: float32 across devices and library versions). */
+void sc_diff_options_init(sc_diff_options *opt);
+/* Checks that json is a snapshot this version can compare; label names it in the message.
+ * Returns 0, or -EINVAL (not a snapshot) / -EPROTONOSUPPORT (another schema version), err filled. */
+int sc_diff_check_snapshot(const cJSON *json, const char *label, sc_error *err);
+/* Compares snapshot a with b (both checked); returns a new diff object, NULL when out of memory:
+ * {schema, a{created,host}, b{...}, changes[{area,what,a,b,matters}], findings{added[],resolved[]},
+ *  timings[{probe,what,a_ms,b_ms,ratio}], numerics[{probe,name,compared,first_divergent|null}],
+ *  changes_that_matter, differs}. */
+cJSON *sc_diff_snapshots(const cJSON *a, const cJSON *b, const sc_diff_options *opt);
+/* Prints the diff as text, control characters escaped. */
+void sc_diff_print(FILE *out, const cJSON *diff, const char *a_label, const char *b_label);
+
+/* Shared by the diff's own files. */
+typedef struct {
+    cJSON *changes; /* array */
+    int matters;
+} sc_diff_acc;
+
+/* Adds {area, what, a, b, matters} (values copied; NULL becomes null). */
+void sc_diff_change(sc_diff_acc *acc, const char *area, const char *what, const cJSON *a,
+                    const cJSON *b, bool matters);
+/* obj[key] when obj is an object, else NULL. */
+const cJSON *sc_diff_get(const cJSON *obj, const char *key);
+/* Follows a path through objects, its keys separated by '.' or '/' ("runtime.version",
+ * "torch/version": the latter keeps paths apart from finding ids in the sources); NULL when any
+ * step is missing. */
+const cJSON *sc_diff_path(const cJSON *obj, const char *path);
+/* The probe object with this id in a snapshot, or NULL. */
+const cJSON *sc_diff_probe(const cJSON *snapshot, const char *id);
+/* Compares the facts that say which stack this is: versions, devices, installs, library roots. */
+void sc_diff_facts(sc_diff_acc *acc, const cJSON *a, const cJSON *b);
+/* The numerics of each app probe: the first module whose statistics differ beyond tolerance. */
+cJSON *sc_diff_numerics(sc_diff_acc *acc, const cJSON *a, const cJSON *b, const sc_diff_options *opt);
+
+#endif

@@ -1,0 +1,338 @@
+/* Probe app.script: a Python script (--app-script FILE.py) run --app-repeat times in the framework
+ * layer's interpreter, with the `stackcheck` helper module importable for stages, metrics and the
+ * numerics watch. The interpreter runs in one more isolated child with a deadline shorter than the
+ * probe's, so a crash or a hang in the script becomes a finding naming its stage. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probes.h"
+#include "sc_app.h"
+#include "sc_isolate.h"
+#include "sc_python.h"
+#include "sc_redact.h"
+#include "sc_util.h"
+
+#define APP_TIMEOUT_S 300.0
+#define MIN_GROWTH_BYTES (4.0 * 1024 * 1024) /* RSS moves by pages; a leak shows in megabytes */
+
+extern const char sc_py_app_stackcheck[];
+
+/* Imports the helper from its directory and runs the script: argv = [name, dir, script, repeat]. */
+static const char boot_code[] = "import sys\n"
+                                "sys.path.insert(0, sys.argv[1])\n"
+                                "import stackcheck\n"
+                                "stackcheck._main(sys.argv[2], int(sys.argv[3]))\n";
+
+typedef struct {
+    const sc_python_info *info;
+    char dir[PATH_MAX];
+    char script[PATH_MAX];
+    char repeat[16];
+    char progress[PATH_MAX + 16];
+} script_job;
+
+static cJSON *script_child(void *arg)
+{
+    script_job *job = arg;
+    const char *argv[] = {"stackcheck-app", job->dir, job->script, job->repeat, NULL};
+    cJSON *result = NULL, *out = cJSON_CreateObject();
+    const char *mode = "?";
+    sc_error err = {0};
+    setenv("STACKCHECK_PROGRESS", job->progress, 1);
+    int rc = sc_python_run(job->info, boot_code, argv, &result, &mode, &err);
+    cJSON_AddStringToObject(out, "mode", mode);
+    if (rc < 0 && !result)
+        cJSON_AddStringToObject(out, "error", err.message);
+    if (result)
+        cJSON_AddItemToObject(out, "result", result);
+    return out;
+}
+
+static int write_helper(const char *dir, sc_error *err)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/stackcheck.py", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return sc_error_set(err, -errno, "create %s: %s", path, strerror(errno));
+    size_t n = strlen(sc_py_app_stackcheck);
+    ssize_t w = write(fd, sc_py_app_stackcheck, n);
+    close(fd);
+    return w == (ssize_t)n ? 0 : sc_error_set(err, -EIO, "write %s failed", path);
+}
+
+static void remove_workdir(const script_job *job)
+{
+    char path[PATH_MAX + 64];
+    static const char *const files[] = {"stackcheck.py", "progress", "__pycache__"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", job->dir, files[i]);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/__pycache__", job->dir);
+    rmdir(path);
+    rmdir(job->dir);
+}
+
+/* Where the script was when it died: "repetition\tstage" from the progress file. */
+static void read_progress(const script_job *job, char *stage, size_t size, int *repetition)
+{
+    snprintf(stage, size, "(before the first stage)");
+    *repetition = 1;
+    FILE *f = fopen(job->progress, "re");
+    char line[512];
+    if (!f)
+        return;
+    if (fgets(line, sizeof line, f)) {
+        char *tab = strchr(sc_rstrip(line), '\t');
+        if (tab) {
+            *tab = '\0';
+            *repetition = atoi(line);
+            snprintf(stage, size, "%s", tab + 1);
+        }
+    }
+    fclose(f);
+}
+
+static int prepare(const sc_ctx *ctx, script_job *job, sc_error *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (!realpath(ctx->opt->app_script, job->script))
+        return sc_error_set(err, -errno, "cannot read --app-script %s: %s", ctx->opt->app_script,
+                            strerror(errno));
+    if (access(job->script, R_OK) < 0)
+        return sc_error_set(err, -errno, "cannot read --app-script %s: %s", job->script,
+                            strerror(errno));
+    snprintf(job->repeat, sizeof job->repeat, "%d", ctx->opt->app_repeat > 0 ? ctx->opt->app_repeat : 1);
+    if (!sc_fmt(job->dir, sizeof job->dir, "%s/stackcheck-app-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp"))
+        return sc_error_set(err, -ENAMETOOLONG, "TMPDIR is too long");
+    if (!mkdtemp(job->dir))
+        return sc_error_set(err, -errno, "mkdtemp %s: %s", job->dir, strerror(errno));
+    snprintf(job->progress, sizeof job->progress, "%s/progress", job->dir);
+    return write_helper(job->dir, err);
+}
+
+static void add_python_facts(cJSON *facts, const sc_python_info *info, const char *mode)
+{
+    cJSON *py = cJSON_AddObjectToObject(facts, "python");
+    cJSON_AddStringToObject(py, "executable", info->executable);
+    cJSON_AddStringToObject(py, "version", info->version);
+    sc_fact_str(py, "mode", mode, "the interpreter did not start");
+}
+
+static const char *str_of(const cJSON *obj, const char *key)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
+}
+
+/* Moves obj[key] into facts (null with a reason when absent or of the wrong type). */
+static void move_fact(cJSON *facts, cJSON *obj, const char *key, cJSON_bool (*is)(const cJSON *))
+{
+    cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(obj, key);
+    if (v && is(v)) {
+        cJSON_AddItemToObject(facts, key, v);
+        return;
+    }
+    cJSON_Delete(v);
+    sc_fact_null(facts, key, "not reported by the script run");
+}
+
+/* Memory after each repetition, and whether it keeps rising. */
+static void check_memory(sc_result *res, const cJSON *runs)
+{
+    double values[512];
+    int n = 0;
+    const char *source = NULL;
+    cJSON *mem = cJSON_AddObjectToObject(res->facts, "memory"), *list = cJSON_CreateArray();
+    const cJSON *run;
+    cJSON_ArrayForEach(run, runs)
+    {
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(run, "memory");
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "value");
+        if (!cJSON_IsNumber(v) || n >= 512)
+            continue;
+        values[n++] = v->valuedouble;
+        source = source ? source : str_of(m, "source");
+        cJSON_AddItemToArray(list, cJSON_CreateNumber(v->valuedouble));
+    }
+    sc_fact_str(mem, "source", source, "no repetition reported its memory");
+    cJSON_AddItemToObject(mem, "after_each_run", list);
+    if (!sc_app_memory_rising(values, n, MIN_GROWTH_BYTES))
+        return;
+    sc_finding(res, "app.memory-growth", SC_SEV_WARN,
+               "look for state kept across steps (caches, lists of tensors, graphs kept by "
+               "requires_grad outputs); compare with more repetitions (--app-repeat)",
+               "memory (%s) rose after every repetition: %.1f MiB after the first, %.1f MiB after "
+               "the last of %d", source ? source : "?", values[0] / 1048576.0,
+               values[n - 1] / 1048576.0, n);
+}
+
+static void check_numerics(sc_result *res, const cJSON *numerics)
+{
+    const cJSON *first = cJSON_GetObjectItemCaseSensitive(numerics, "first_nonfinite");
+    const char *module = str_of(first, "module");
+    if (!module)
+        return;
+    const cJSON *input = cJSON_GetObjectItemCaseSensitive(numerics, "input");
+    const cJSON *in_nan = cJSON_GetObjectItemCaseSensitive(input, "nan");
+    const cJSON *in_inf = cJSON_GetObjectItemCaseSensitive(input, "inf");
+    bool bad_input = (cJSON_IsNumber(in_nan) && in_nan->valuedouble > 0) ||
+                     (cJSON_IsNumber(in_inf) && in_inf->valuedouble > 0);
+    const cJSON *nan = cJSON_GetObjectItemCaseSensitive(first, "nan");
+    const cJSON *inf = cJSON_GetObjectItemCaseSensitive(first, "inf");
+    sc_finding(res, "app.first-nonfinite-module", SC_SEV_ERROR,
+               "inspect that module's weights and inputs (facts.numerics.modules has each module's "
+               "statistics); compare with a snapshot from a machine where it works: stackcheck diff",
+               "module '%s' (%s) is the first to produce non-finite values in the forward of '%s': "
+               "%.0f NaN, %.0f Inf%s", module, str_of(first, "type") ? str_of(first, "type") : "?",
+               str_of(numerics, "name") ? str_of(numerics, "name") : "model",
+               cJSON_IsNumber(nan) ? nan->valuedouble : 0, cJSON_IsNumber(inf) ? inf->valuedouble : 0,
+               bad_input ? "; the input itself already held non-finite values" : "");
+}
+
+static void check_failure(sc_result *res, const cJSON *r)
+{
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "ok")))
+        return;
+    const char *error = str_of(r, "error"), *stage = str_of(r, "failed_stage");
+    char line[400];
+    sc_app_one_line(error ? error : "", error ? strlen(error) : 0, line, sizeof line);
+    const char *last = strrchr(line, '|'); /* the exception itself is the traceback's last line */
+    sc_finding(res, "app.failed", SC_SEV_ERROR,
+               "fix the first failed stage: its output tail and the traceback are in facts.stages "
+               "and facts.error",
+               "the app script failed in stage '%s': %s", stage ? stage : "?",
+               last ? last + 2 : line[0] ? line : "(no error text)");
+}
+
+/* Takes the helper's result apart into facts and findings. */
+static void interpret_result(sc_result *res, cJSON *r)
+{
+    cJSON *facts = res->facts;
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(r, "runs");
+    cJSON_AddNumberToObject(facts, "runs", cJSON_IsArray(runs) ? cJSON_GetArraySize(runs) : 0);
+    cJSON_AddBoolToObject(facts, "ok", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "ok")));
+    if (str_of(r, "failed_stage"))
+        cJSON_AddStringToObject(facts, "first_failed_stage", str_of(r, "failed_stage"));
+    else
+        sc_fact_null(facts, "first_failed_stage", "no stage failed");
+    if (str_of(r, "error"))
+        cJSON_AddStringToObject(facts, "error", str_of(r, "error"));
+    else
+        sc_fact_null(facts, "error", "the script raised nothing");
+    move_fact(facts, r, "stages", cJSON_IsArray);
+    move_fact(facts, r, "metrics", cJSON_IsObject);
+    cJSON_AddItemToObject(facts, "timing", sc_app_timing_json(cJSON_IsArray(runs) ? runs : NULL));
+    check_memory(res, runs);
+    check_failure(res, r);
+    cJSON *numerics = cJSON_DetachItemFromObjectCaseSensitive(r, "numerics");
+    if (cJSON_IsObject(numerics)) {
+        check_numerics(res, numerics);
+        cJSON_AddItemToObject(facts, "numerics", numerics);
+    } else {
+        cJSON_Delete(numerics);
+        sc_fact_null(facts, "numerics", "the script did not call stackcheck.watch()");
+    }
+}
+
+/* The interpreter child died or hung: place it in a stage from the progress file. */
+static void report_abnormal(sc_result *res, const script_job *job, const sc_isolate_report *rep,
+                            double deadline_s)
+{
+    char stage[256], tail[400], name[32];
+    int repetition;
+    read_progress(job, stage, sizeof stage, &repetition);
+    cJSON_AddStringToObject(res->facts, "first_failed_stage", stage);
+    sc_app_one_line(rep->output_tail, strlen(rep->output_tail), tail, sizeof tail);
+    if (rep->outcome == SC_ISOLATE_TIMEOUT)
+        sc_finding(res, "app.timeout", SC_SEV_ERROR,
+                   "find what the stage waits for; give the app more time with --timeout SECONDS",
+                   "the app script did not finish within %.1f s, in stage '%s' of repetition %d; "
+                   "its interpreter was killed; last output: %s", deadline_s, stage, repetition,
+                   tail[0] ? tail : "(none)");
+    else if (rep->outcome == SC_ISOLATE_CRASH)
+        sc_finding(res, "app.crashed", SC_SEV_ERROR,
+                   "run the stage alone under a debugger (gdb --args python3 FILE.py) or with "
+                   "faulthandler (python3 -X faulthandler); check the layers below",
+                   "the app script's interpreter was killed by %s in stage '%s' of repetition %d; "
+                   "last output: %s", sc_signal_name(rep->signal, name, sizeof name), stage,
+                   repetition, tail[0] ? tail : "(none)");
+    else
+        sc_finding(res, "app.failed", SC_SEV_ERROR,
+                   "something in the script ended the interpreter (os._exit, a fatal error); its "
+                   "output tail is in facts.output_tail",
+                   "the app script ended its interpreter in stage '%s' of repetition %d without a "
+                   "result (%s); last output: %s", stage, repetition, rep->detail,
+                   tail[0] ? tail : "(none)");
+}
+
+static void run_script(const sc_ctx *ctx, sc_result *res, const sc_python_info *info,
+                       script_job *job)
+{
+    double probe_s = ctx->opt->timeout_s > 0 ? ctx->opt->timeout_s : APP_TIMEOUT_S;
+    double deadline_s = sc_app_deadline_s(probe_s);
+    cJSON_AddStringToObject(res->facts, "script", job->script);
+    cJSON_AddNumberToObject(res->facts, "deadline_s", deadline_s);
+    cJSON_AddNumberToObject(res->facts, "repeat", atoi(job->repeat));
+    sc_isolate_report rep;
+    int rc = sc_isolate_run(script_child, job, deadline_s, &rep);
+    if (rc < 0) {
+        sc_result_error(res, "cannot start the script's interpreter: %s", strerror(-rc));
+        return;
+    }
+    add_python_facts(res->facts, info, str_of(rep.result, "mode"));
+    cJSON_AddItemToObject(res->facts, "output_tail",
+                          sc_app_text_json(rep.output_tail, strlen(rep.output_tail)));
+    cJSON *r = cJSON_GetObjectItemCaseSensitive(rep.result, "result");
+    if (rep.outcome != SC_ISOLATE_OK)
+        report_abnormal(res, job, &rep, deadline_s);
+    else if (!cJSON_IsObject(r))
+        sc_result_error(res, "the Python interpreter could not run the script: %s",
+                        str_of(rep.result, "error") ? str_of(rep.result, "error") : "no result");
+    else
+        interpret_result(res, r);
+    cJSON_Delete(rep.result);
+}
+
+static void run(const sc_ctx *ctx, sc_result *res)
+{
+    if (!ctx->opt->app_script) {
+        sc_result_skip(res, true, "no --app-script given");
+        return;
+    }
+    sc_python_info *info = calloc(1, sizeof *info);
+    script_job *job = calloc(1, sizeof *job);
+    sc_error err = {0};
+    if (!info || !job) {
+        sc_result_error(res, "out of memory");
+    } else if (sc_python_locate(ctx->opt->python, info, &err) < 0) {
+        sc_result_error(res, "cannot use the Python interpreter %s: %s",
+                        ctx->opt->python ? ctx->opt->python : "python3", err.message);
+    } else if (prepare(ctx, job, &err) < 0) {
+        sc_result_error(res, "%s", err.message);
+    } else {
+        job->info = info;
+        run_script(ctx, res, info, job);
+    }
+    if (job && job->dir[0])
+        remove_workdir(job);
+    free(info);
+    free(job);
+    sc_redact_json(res->facts);
+}
+
+const sc_probe sc_probe_app_script = {
+    .id = "app.script",
+    .layer = SC_LAYER_APP,
+    .backend = SC_BACKEND_NONE,
+    .isolated = true,
+    .active = true,
+    .timeout_s = APP_TIMEOUT_S,
+    .summary = "a Python app script (--app-script FILE.py): stages, metrics, numerics, memory",
+    .run = run,
+};

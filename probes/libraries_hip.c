@@ -1,0 +1,45 @@
+/* libraries.hip: the dependency tree, ABI and install-root checks of the HIP runtime library that
+ * runtime.hip found (the one it loaded, else the one the loader would pick). Passive: reads files
+ * only, so it runs offline (--sysroot) too. */
+#include <string.h>
+
+#include "probes.h"
+#include "sc_libs.h"
+
+/* The real path of the HIP runtime in runtime.hip's facts, or NULL. */
+static const char *runtime_path(const sc_ctx *ctx)
+{
+    const cJSON *facts = sc_ctx_facts(ctx, "runtime.hip");
+    static const char *const keys[] = {"runtime", "runtime_library", "library"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const cJSON *o = cJSON_GetObjectItem(facts, keys[i]);
+        const char *p = cJSON_GetStringValue(cJSON_GetObjectItem(o, "realpath"));
+        if (p && *p)
+            return p;
+    }
+    return NULL;
+}
+
+static void run(const sc_ctx *ctx, sc_result *res)
+{
+    const char *path = runtime_path(ctx);
+    if (!path) {
+        sc_result_skip(res, true, "runtime.hip found no HIP runtime library");
+        return;
+    }
+    cJSON_AddStringToObject(res->facts, "library", path);
+    const char *archs[SC_LIBS_MAX_ARCHS];
+    int n = sc_libs_run_archs(ctx, archs, SC_LIBS_MAX_ARCHS);
+    cJSON *a = cJSON_AddArrayToObject(res->facts, "target_archs");
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(archs[i]));
+    sc_libs_probe_file(ctx, res, path, cJSON_AddArrayToObject(res->facts, "files"));
+}
+
+const sc_probe sc_probe_libraries_hip = {
+    .id = "libraries.hip",
+    .layer = SC_LAYER_LIBRARIES,
+    .backend = SC_BACKEND_AMD,
+    .summary = "the HIP runtime library's dependencies, symbol versions and install roots",
+    .run = run,
+};

@@ -1,0 +1,247 @@
+/* Runs the app's shell command with a deadline: output streamed into the stage parser, the command's
+ * whole process tree killed at the deadline, and whatever it leaves behind (background children,
+ * children holding its output open) killed once it exits, so the caller never waits on them. */
+#include "sc_app.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sc_util.h"
+
+#define DRAIN_GRACE_MS 200.0 /* after the command exits, output already written is still read */
+#define KILL_ROUNDS 50
+#define SEEN_MAX 512
+
+/* ppid, pgrp and state of a process from /proc/PID/stat; false when it is gone or unreadable. */
+static bool proc_ids(const sc_root *root, const char *pid, pid_t *ppid, pid_t *pgrp, char *state)
+{
+    char path[300], *text = NULL;
+    snprintf(path, sizeof path, "/proc/%.255s/stat", pid);
+    long n = sc_root_read(root, path, &text, 2048);
+    bool ok = false;
+    if (n > 0) {
+        const char *close = strrchr(text, ')'); /* the command name may hold spaces and ')' */
+        int pp = 0, pg = 0;
+        ok = close && sscanf(close + 1, " %c %d %d", state, &pp, &pg) == 3;
+        *ppid = pp;
+        *pgrp = pg;
+    }
+    free(text);
+    return ok;
+}
+
+static bool remember(pid_t *seen, int *count, pid_t pid)
+{
+    for (int i = 0; i < *count; i++)
+        if (seen[i] == pid)
+            return false;
+    if (*count < SEEN_MAX)
+        seen[(*count)++] = pid;
+    return true;
+}
+
+/* One pass over /proc: SIGKILL to the live members of pgid and children of self. */
+static int kill_round(const sc_root *root, pid_t pgid, pid_t self, pid_t *seen, int *seen_count,
+                      int *distinct)
+{
+    DIR *d = sc_root_opendir(root, "/proc");
+    if (!d)
+        return 0;
+    int found = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        pid_t pid = (pid_t)atoi(e->d_name), ppid, pgrp;
+        char state;
+        if (pid == self || !proc_ids(root, e->d_name, &ppid, &pgrp, &state) || state == 'Z' ||
+            state == 'X' || (pgrp != pgid && ppid != self))
+            continue;
+        if (kill(pid, SIGKILL) == 0) {
+            found++;
+            *distinct += remember(seen, seen_count, pid);
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+static void reap_children(void)
+{
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
+}
+
+int sc_app_kill_leftovers(const sc_root *root, pid_t pgid)
+{
+    pid_t self = getpid(), seen[SEEN_MAX];
+    int seen_count = 0, distinct = 0;
+    if (pgid > 1 && pgid != getpgrp())
+        kill(-pgid, SIGKILL);
+    for (int round = 0; round < KILL_ROUNDS; round++) {
+        int found = kill_round(root, pgid > 1 ? pgid : -1, self, seen, &seen_count, &distinct);
+        if (found > 0)
+            usleep(1000); /* let SIGKILL land before looking again */
+        reap_children();
+        if (found == 0)
+            break;
+    }
+    return distinct;
+}
+
+static void exec_child(const char *cmd, int out_fd, int err_fd, bool own_group)
+{
+    if (own_group)
+        setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) {
+        dup2(devnull, 0);
+        close(devnull);
+    }
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+    static const int reset[] = {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGCHLD, SIGHUP};
+    for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++)
+        signal(reset[i], SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+}
+
+typedef struct {
+    int fd[2]; /* stdout, stderr read ends; -1 once closed */
+    sc_app_parse *parse;
+} pump;
+
+/* Reads what is there on the open pipes (a bounded amount per call), waiting at most wait_ms. */
+static void pump_round(pump *pm, int wait_ms)
+{
+    struct pollfd pfd[2] = {{.fd = pm->fd[0], .events = POLLIN}, {.fd = pm->fd[1], .events = POLLIN}};
+    if (pm->fd[0] < 0 && pm->fd[1] < 0) {
+        poll(NULL, 0, wait_ms);
+        return;
+    }
+    if (poll(pfd, 2, wait_ms) <= 0)
+        return;
+    char chunk[65536];
+    for (int s = 0; s < 2; s++) {
+        for (int i = 0; i < 16 && pfd[s].revents && pm->fd[s] >= 0; i++) {
+            ssize_t n = read(pm->fd[s], chunk, sizeof chunk);
+            if (n > 0) {
+                sc_app_parse_feed(pm->parse, s == 0 ? SC_APP_STDOUT : SC_APP_STDERR, chunk,
+                                  (size_t)n, sc_now_ms());
+                continue;
+            }
+            if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                break;
+            close(pm->fd[s]);
+            pm->fd[s] = -1;
+        }
+    }
+}
+
+/* Pumps output until the command exits (and its output is drained, or a grace period passes)
+ * or the deadline passes; returns true when it exited, with its wait status. */
+static bool wait_for_exit(pid_t pid, pump *pm, double deadline_ms, int *wstatus, double *end_ms)
+{
+    bool exited = false;
+    double drain_until = 0;
+    for (;;) {
+        double now = sc_now_ms();
+        if (!exited && now >= deadline_ms)
+            break;
+        if (exited && ((pm->fd[0] < 0 && pm->fd[1] < 0) || now >= drain_until))
+            break;
+        double limit = exited ? drain_until : deadline_ms;
+        int wait_ms = limit - now < 50 ? (int)(limit - now) + 1 : 50;
+        pump_round(pm, wait_ms);
+        if (!exited && waitpid(pid, wstatus, WNOHANG) == pid) {
+            exited = true;
+            *end_ms = sc_now_ms();
+            drain_until = *end_ms + DRAIN_GRACE_MS;
+            if (drain_until > deadline_ms)
+                drain_until = deadline_ms;
+        }
+    }
+    if (!exited)
+        *end_ms = sc_now_ms();
+    return exited;
+}
+
+static void fill_outcome(sc_app_outcome *out, bool exited, int wstatus)
+{
+    out->timed_out = !exited;
+    if (exited && WIFEXITED(wstatus))
+        out->exit_code = WEXITSTATUS(wstatus);
+    else if (exited && WIFSIGNALED(wstatus))
+        out->signal = WTERMSIG(wstatus);
+}
+
+static int open_pipes(int out_pipe[2], int err_pipe[2])
+{
+    if (pipe2(out_pipe, O_CLOEXEC) < 0)
+        return -errno;
+    if (pipe2(err_pipe, O_CLOEXEC) < 0) {
+        int e = errno;
+        close(out_pipe[0]);
+        close(out_pipe[1]);
+        return -e;
+    }
+    return 0;
+}
+
+int sc_app_exec(const char *cmd, double deadline_ms, const sc_root *root, bool in_my_group,
+                sc_app_parse *parse, sc_app_outcome *out, sc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->exit_code = -1;
+    int op[2], ep[2], rc = open_pipes(op, ep);
+    if (rc < 0)
+        return sc_error_set(err, rc, "cannot create pipes: %s", strerror(-rc));
+    bool own_group = !in_my_group || getpgrp() != getpid();
+    prctl(PR_SET_CHILD_SUBREAPER, 1);     /* what the app orphans comes back to us to be killed */
+    double start = sc_now_ms();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        exec_child(cmd, op[1], ep[1], own_group);
+    int fork_errno = errno;
+    close(op[1]);
+    close(ep[1]);
+    if (pid < 0) {
+        close(op[0]);
+        close(ep[0]);
+        return sc_error_set(err, -fork_errno, "cannot fork: %s", strerror(fork_errno));
+    }
+    pid_t pgid = own_group ? pid : getpgrp();
+    if (own_group)
+        setpgid(pid, pid);
+    fcntl(op[0], F_SETFL, O_NONBLOCK);
+    fcntl(ep[0], F_SETFL, O_NONBLOCK);
+    pump pm = {{op[0], ep[0]}, parse};
+    int wstatus = 0;
+    double end_ms = start;
+    bool exited = wait_for_exit(pid, &pm, deadline_ms, &wstatus, &end_ms);
+    out->strays_killed = sc_app_kill_leftovers(root, pgid);
+    if (!exited)
+        waitpid(pid, NULL, 0); /* usually reaped already; ECHILD then */
+    for (int s = 0; s < 2; s++)
+        if (pm.fd[s] >= 0)
+            close(pm.fd[s]);
+    sc_app_parse_finish(parse, end_ms);
+    fill_outcome(out, exited, wstatus);
+    out->duration_ms = end_ms - start;
+    return 0;
+}

@@ -1,0 +1,460 @@
+/* The passive HIP inventory: ROCm and DTK installs and their versions, the /opt links, the runtime
+ * file the loader would pick, the visibility variables, and the KFD's per-process memory. Every
+ * read goes through the sysroot; the version parsers take a buffer so tests and fuzzers drive them.
+ */
+#include "sc_hip_inventory.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sc_ldcache.h"
+#include "sc_redact.h"
+#include "sc_util.h"
+
+#if defined(__aarch64__)
+#define SC_MULTIARCH "aarch64-linux-gnu"
+#define SC_CACHE_ARCH SC_LDCACHE_AARCH64
+#else
+#define SC_MULTIARCH "x86_64-linux-gnu"
+#define SC_CACHE_ARCH SC_LDCACHE_X8664
+#endif
+
+#define MAX_OPT_NAMES 64
+#define MAX_CONF_DIRS 64
+
+int sc_hip_parse_version_file(const char *text, char *buf, size_t size)
+{
+    if (!text)
+        return -EINVAL;
+    while (*text == ' ' || *text == '\t' || *text == '\r' || *text == '\n')
+        text++;
+    size_t n = strcspn(text, "\r\n");
+    while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\t'))
+        n--;
+    if (n == 0 || n >= size || n > 63 || !isdigit((unsigned char)text[0]))
+        return -EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)text[i]) && !strchr(".-+_~", text[i]))
+            return -EINVAL;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+    return 0;
+}
+
+/* Reads KEY's value as a small decimal number; false when absent or not numeric. */
+static bool kv_number(const char *text, const char *key, unsigned long *out)
+{
+    char value[32];
+    uint64_t v;
+    if (!sc_kv_lookup(text, key, '=', value, sizeof value) || sc_parse_u64(value, &v) < 0 ||
+        v > 99999999)
+        return false;
+    *out = (unsigned long)v;
+    return true;
+}
+
+int sc_hip_parse_hip_version_file(const char *text, char *buf, size_t size)
+{
+    unsigned long major, minor, patch;
+    if (!text || !kv_number(text, "HIP_VERSION_MAJOR", &major) ||
+        !kv_number(text, "HIP_VERSION_MINOR", &minor))
+        return -EINVAL;
+    if (kv_number(text, "HIP_VERSION_PATCH", &patch))
+        sc_fmt(buf, size, "%lu.%lu.%lu", major, minor, patch);
+    else
+        sc_fmt(buf, size, "%lu.%lu", major, minor);
+    return 0;
+}
+
+/* Reads dir/rel (a small text file) into a malloc'd buffer; NULL when unreadable. */
+static char *read_small(const sc_root *root, const char *dir, const char *rel)
+{
+    char path[PATH_MAX + 64];
+    char *text = NULL;
+    if (!sc_fmt(path, sizeof path, "%s/%s", dir, rel) || sc_root_read(root, path, &text, 4096) < 0)
+        return NULL;
+    return text;
+}
+
+static void read_install_versions(const sc_root *root, sc_hip_install *in)
+{
+    char *text = read_small(root, in->root, ".info/version");
+    if (!text)
+        sc_fmt(in->version_error, sizeof in->version_error, "no readable .info/version");
+    else if (sc_hip_parse_version_file(text, in->version, sizeof in->version) < 0)
+        sc_fmt(in->version_error, sizeof in->version_error, "malformed .info/version");
+    free(text);
+    static const char *const hip_files[] = {"share/hip/version", "hip/share/hip/version",
+                                            "hip/bin/.hipVersion", "bin/.hipVersion"};
+    for (size_t i = 0; i < sizeof hip_files / sizeof hip_files[0] && !in->hip_version[0]; i++) {
+        text = read_small(root, in->root, hip_files[i]);
+        if (text &&
+            sc_hip_parse_hip_version_file(text, in->hip_version, sizeof in->hip_version) < 0)
+            in->hip_version[0] = '\0';
+        free(text);
+    }
+}
+
+/* HIP_PATH names <root>/hip in ROCm 4/5 and DTK layouts: the install is its parent. */
+static void strip_hip_dir(char *real)
+{
+    size_t n = strlen(real);
+    if (n > 4 && strcmp(real + n - 4, "/hip") == 0)
+        real[n - 4] = '\0';
+}
+
+static sc_hip_install *find_or_add(sc_hip_inventory *inv, const char *real)
+{
+    for (int i = 0; i < inv->install_count; i++)
+        if (strcmp(inv->installs[i].root, real) == 0)
+            return &inv->installs[i];
+    if (inv->install_count >= SC_HIP_MAX_INSTALLS)
+        return NULL;
+    sc_hip_install *in = &inv->installs[inv->install_count++];
+    memset(in, 0, sizeof *in);
+    snprintf(in->root, sizeof in->root, "%s", real);
+    char probe_path[PATH_MAX + 2];
+    sc_fmt(probe_path, sizeof probe_path, "%s/", real);
+    sc_install_root pr;
+    sc_install_root_of(probe_path, &pr);
+    in->kind = pr.kind;
+    return in;
+}
+
+/* Adds the install that path reaches (a directory), recording how it was reached. */
+static void add_install(const sc_root *root, sc_hip_inventory *inv, const char *path,
+                        const char *via, bool is_hip_path)
+{
+    char real[PATH_MAX];
+    struct stat st;
+    if (sc_root_realpath(root, path, real, sizeof real) < 0 ||
+        sc_root_stat(root, real, &st, true) < 0 || !S_ISDIR(st.st_mode))
+        return;
+    if (is_hip_path)
+        strip_hip_dir(real);
+    bool fresh = true;
+    for (int i = 0; i < inv->install_count; i++)
+        fresh = fresh && strcmp(inv->installs[i].root, real) != 0;
+    sc_hip_install *in = find_or_add(inv, real);
+    if (!in)
+        return;
+    if (fresh)
+        read_install_versions(root, in);
+    if (in->via_count < SC_HIP_MAX_VIA)
+        snprintf(in->via[in->via_count++], sizeof in->via[0], "%s", via);
+}
+
+static bool is_install_name(const char *name)
+{
+    return strcmp(name, "rocm") == 0 || strcmp(name, "dtk") == 0 || strcmp(name, "hyhal") == 0 ||
+           sc_starts_with(name, "rocm-") || sc_starts_with(name, "dtk-");
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_installs(const void *a, const void *b)
+{
+    return strcmp(((const sc_hip_install *)a)->root, ((const sc_hip_install *)b)->root);
+}
+
+/* Records where a symlinked /opt entry points. */
+static void note_link(const sc_root *root, sc_hip_inventory *inv, const char *path)
+{
+    struct stat st;
+    if (inv->link_count >= 8 || sc_root_stat(root, path, &st, false) < 0 || !S_ISLNK(st.st_mode))
+        return;
+    sc_hip_link *l = &inv->links[inv->link_count++];
+    snprintf(l->name, sizeof l->name, "%s", path);
+    if (sc_root_realpath(root, path, l->target, sizeof l->target) < 0)
+        l->target[0] = '\0';
+}
+
+/* The /opt entries that look like installs, sorted so the order does not depend on readdir. */
+static int opt_install_names(const sc_root *root, char **names, int max)
+{
+    DIR *d = sc_root_opendir(root, "/opt");
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < max)
+        if (is_install_name(e->d_name) && (names[n] = strdup(e->d_name)))
+            n++;
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_names);
+    return n;
+}
+
+void sc_hip_inventory_installs(const sc_root *root, const sc_hip_env *env, sc_hip_inventory *inv)
+{
+    char *names[MAX_OPT_NAMES];
+    int n = opt_install_names(root, names, MAX_OPT_NAMES);
+    for (int i = 0; i < n; i++) {
+        char path[PATH_MAX];
+        sc_fmt(path, sizeof path, "/opt/%s", names[i]);
+        note_link(root, inv, path);
+        add_install(root, inv, path, path, false);
+        free(names[i]);
+    }
+    char via[512];
+    if (env && env->rocm_path && env->rocm_path[0] == '/') {
+        sc_fmt(via, sizeof via, "ROCM_PATH=%s", env->rocm_path);
+        add_install(root, inv, env->rocm_path, via, false);
+    }
+    if (env && env->hip_path && env->hip_path[0] == '/') {
+        sc_fmt(via, sizeof via, "HIP_PATH=%s", env->hip_path);
+        add_install(root, inv, env->hip_path, via, true);
+    }
+    qsort(inv->installs, (size_t)inv->install_count, sizeof inv->installs[0], cmp_installs);
+}
+
+const sc_hip_install *sc_hip_inventory_install_of(const sc_hip_inventory *inv, const char *path)
+{
+    for (int i = 0; i < inv->install_count; i++) {
+        size_t n = strlen(inv->installs[i].root);
+        if (strncmp(path, inv->installs[i].root, n) == 0 && path[n] == '/')
+            return &inv->installs[i];
+    }
+    return NULL;
+}
+
+const char *const *sc_hip_runtime_names(bool prefer_dtk)
+{
+    static const char *const upstream_first[] = {
+        "libamdhip64.so",   "libamdhip64.so.7",  "libamdhip64.so.6", "libamdhip64.so.5",
+        "libamdhip64.so.4", "libgalaxyhip.so.5", "libgalaxyhip.so",  NULL};
+    static const char *const dtk_first[] = {
+        "libgalaxyhip.so.5", "libgalaxyhip.so",  "libamdhip64.so",   "libamdhip64.so.7",
+        "libamdhip64.so.6",  "libamdhip64.so.5", "libamdhip64.so.4", NULL};
+    return prefer_dtk ? dtk_first : upstream_first;
+}
+
+/* True (pick filled) when path is a file inside the root. */
+static bool take_file(const sc_root *root, const char *path, const char *name, const char *via,
+                      sc_hip_pick *pick)
+{
+    struct stat st;
+    if (path[0] != '/' || sc_root_stat(root, path, &st, true) < 0 || !S_ISREG(st.st_mode))
+        return false;
+    memset(pick, 0, sizeof *pick);
+    pick->found = true;
+    snprintf(pick->name, sizeof pick->name, "%s", name);
+    snprintf(pick->path, sizeof pick->path, "%s", path);
+    if (sc_root_realpath(root, path, pick->realpath, sizeof pick->realpath) < 0)
+        snprintf(pick->realpath, sizeof pick->realpath, "%s", path);
+    snprintf(pick->found_via, sizeof pick->found_via, "%s", via);
+    sc_install_root_of(pick->realpath, &pick->root);
+    return true;
+}
+
+/* True (pick filled) when dir/name is a file inside the root. */
+static bool try_dir(const sc_root *root, const char *dir, const char *name, const char *via,
+                    sc_hip_pick *pick)
+{
+    char path[PATH_MAX];
+    return sc_fmt(path, sizeof path, "%s/%s", dir, name) && take_file(root, path, name, via, pick);
+}
+
+/* Tries each ':'-separated directory of list in order. */
+static bool try_list(const sc_root *root, const char *list, const char *name, const char *via,
+                     sc_hip_pick *pick)
+{
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn(p, ":\n");
+        char dir[PATH_MAX];
+        if (n > 0 && n < sizeof dir) {
+            memcpy(dir, p, n);
+            dir[n] = '\0';
+            if (try_dir(root, dir, name, via, pick))
+                return true;
+        }
+        p += n;
+        p += (*p != '\0');
+    }
+    return false;
+}
+
+static void conf_file_dirs(const sc_root *root, const char *path, sc_buf *dirs, int depth);
+
+/* Expands "include PATTERN" of ld.so.conf: every matching file in the pattern's directory. */
+static void conf_include(const sc_root *root, const char *pattern, sc_buf *dirs, int depth)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(pattern, '/');
+    if (!slash || pattern[0] != '/')
+        return;
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - pattern), pattern);
+    char *names[MAX_CONF_DIRS];
+    int n = 0;
+    DIR *d = sc_root_opendir(root, dir[0] ? dir : "/");
+    struct dirent *e;
+    while (d && (e = readdir(d)) && n < MAX_CONF_DIRS)
+        if (fnmatch(slash + 1, e->d_name, 0) == 0 && (names[n] = strdup(e->d_name)))
+            n++;
+    if (d)
+        closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_names);
+    for (int i = 0; i < n; i++) {
+        char file[PATH_MAX];
+        if (sc_fmt(file, sizeof file, "%s/%s", dir, names[i]))
+            conf_file_dirs(root, file, dirs, depth + 1);
+        free(names[i]);
+    }
+}
+
+/* Appends the directories an ld.so.conf-style file lists, newline-separated, to dirs. */
+static void conf_file_dirs(const sc_root *root, const char *path, sc_buf *dirs, int depth)
+{
+    char *text = NULL;
+    if (depth > 4 || sc_root_read(root, path, &text, 65536) < 0)
+        return;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        line[strcspn(line, "#")] = '\0';
+        while (isspace((unsigned char)*line))
+            line++;
+        sc_rstrip(line);
+        if (sc_starts_with(line, "include") && isspace((unsigned char)line[7])) {
+            char *pattern = line + 8;
+            while (isspace((unsigned char)*pattern))
+                pattern++;
+            conf_include(root, pattern, dirs, depth);
+        } else if (line[0] == '/') {
+            sc_buf_printf(dirs, "%s\n", line);
+        }
+    }
+    free(text);
+}
+
+/* Without a cache file (an image before ldconfig ran, a fixture), the directories ldconfig would
+ * index stand in for it. */
+static bool conf_find(const sc_root *root, const char *name, sc_hip_pick *pick)
+{
+    sc_buf dirs;
+    sc_buf_init(&dirs);
+    conf_file_dirs(root, "/etc/ld.so.conf", &dirs, 0);
+    bool found = dirs.data && try_list(root, dirs.data, name, "ld.so.conf", pick);
+    sc_buf_free(&dirs);
+    return found;
+}
+
+/* The ld.so.cache lookup, as the loader does it; the ld.so.conf directories when there is no
+ * readable cache. */
+static bool cache_find(const sc_root *root, const char *name, sc_hip_pick *pick)
+{
+    sc_ldcache cache;
+    sc_error err;
+    if (sc_ldcache_load(root, &cache, &err) < 0)
+        return conf_find(root, name, pick);
+    const char *path = sc_ldcache_lookup(&cache, name, SC_LDCACHE_ELF_LIBC6 | SC_CACHE_ARCH);
+    bool found = path && take_file(root, path, name, "cache", pick);
+    sc_ldcache_free(&cache);
+    return found;
+}
+
+bool sc_hip_loader_find(const sc_root *root, const char *ld_library_path, const char *name,
+                        sc_hip_pick *pick)
+{
+    static const char default_dirs[] =
+        "/lib/" SC_MULTIARCH ":/usr/lib/" SC_MULTIARCH ":/lib64:/usr/lib64:/lib:/usr/lib";
+    return try_list(root, ld_library_path, name, "ld_library_path", pick) ||
+           cache_find(root, name, pick) || try_list(root, default_dirs, name, "default", pick);
+}
+
+int sc_hip_path_roots(const sc_root *root, const char *ld_library_path, char *buf, size_t size)
+{
+    char seen[8][PATH_MAX];
+    int count = 0;
+    sc_buf out;
+    sc_buf_init(&out);
+    for (const char *p = ld_library_path; p && *p && count < 8;) {
+        size_t n = strcspn(p, ":");
+        char dir[PATH_MAX], real[PATH_MAX], probe_path[PATH_MAX + 2];
+        snprintf(dir, sizeof dir, "%.*s", (int)(n < sizeof dir ? n : sizeof dir - 1), p);
+        p += n + (p[n] == ':');
+        if (dir[0] != '/')
+            continue;
+        if (sc_root_realpath(root, dir, real, sizeof real) < 0)
+            snprintf(real, sizeof real, "%s", dir);
+        sc_install_root ir;
+        sc_fmt(probe_path, sizeof probe_path, "%s/", real);
+        sc_install_root_of(probe_path, &ir);
+        if (ir.kind != SC_ROOT_ROCM && ir.kind != SC_ROOT_DTK)
+            continue;
+        bool dup = false;
+        for (int i = 0; i < count; i++)
+            dup = dup || strcmp(seen[i], ir.path) == 0;
+        if (dup)
+            continue;
+        snprintf(seen[count++], sizeof seen[0], "%s", ir.path);
+        sc_buf_printf(&out, "%s%s (%s)", out.len ? ", " : "", ir.path, dir);
+    }
+    snprintf(buf, size, "%s", out.data ? out.data : "");
+    sc_buf_free(&out);
+    return count;
+}
+
+int sc_hip_visibility_vars(char *(*env)(const char *), char *buf, size_t size)
+{
+    static const char *const names[] = {"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+                                        "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"};
+    int count = 0;
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = env(names[i]);
+        if (!v)
+            continue;
+        count++;
+        char *clean = sc_redact_value(v); /* values land in findings: scrub them like the env */
+        if (len < size)
+            len += (size_t)snprintf(buf + len, size - len, "%s%s=%s", len ? ", " : "", names[i],
+                                    clean ? clean : "[unreadable]");
+        free(clean);
+    }
+    return count;
+}
+
+/* Reads one process's vram_<gpu_id>; false when absent or zero. */
+static bool read_vram(const sc_root *root, const char *pid, unsigned long long gpu_id,
+                      sc_hip_vram_user *u)
+{
+    char path[PATH_MAX], line[64];
+    uint64_t bytes;
+    if (!sc_fmt(path, sizeof path, "/sys/class/kfd/kfd/proc/%s/vram_%llu", pid, gpu_id) ||
+        sc_root_read_line(root, path, line, sizeof line) < 0 || sc_parse_u64(line, &bytes) < 0 ||
+        bytes == 0)
+        return false;
+    u->pid = atoi(pid);
+    u->vram_bytes = bytes;
+    sc_fmt(path, sizeof path, "/proc/%s/comm", pid);
+    if (sc_root_read_line(root, path, line, sizeof line) < 0)
+        snprintf(line, sizeof line, "?");
+    sc_fmt(u->comm, sizeof u->comm, "%s", line);
+    return true;
+}
+
+int sc_hip_kfd_vram_users(const sc_root *root, unsigned long long gpu_id, int skip_pid,
+                          sc_hip_vram_user *users, int max)
+{
+    DIR *d = sc_root_opendir(root, "/sys/class/kfd/kfd/proc");
+    if (!d)
+        return -errno;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < max) {
+        if (!isdigit((unsigned char)e->d_name[0]) || atoi(e->d_name) == skip_pid)
+            continue;
+        if (read_vram(root, e->d_name, gpu_id, &users[n]))
+            n++;
+    }
+    closedir(d);
+    return n;
+}

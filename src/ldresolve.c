@@ -1,0 +1,193 @@
+/* glibc's search for a DT_NEEDED name, reading files only. The order follows elf/dl-load.c
+ * (_dl_map_object): RPATH chain, LD_LIBRARY_PATH, RUNPATH, cache, default directories. A candidate
+ * that cannot be opened (missing, unreadable, a symlink loop) or is not ELF of the right class and
+ * machine is passed over, as the loader passes it over; the kernel bounds each lookup. */
+#include "sc_ldresolve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sc_elf.h"
+#include "sc_util.h"
+
+static const char *const debian_defaults[] = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+                                              "/lib", "/usr/lib", NULL};
+
+static const char *const via_names[] = {"direct", "rpath",   "ld_library_path", "runpath",
+                                        "cache",  "default", "not_found"};
+
+const char *sc_found_via_name(sc_found_via via)
+{
+    return (via >= SC_VIA_DIRECT && via <= SC_VIA_NOT_FOUND) ? via_names[via] : "?";
+}
+
+/* Length of the dynamic string token at p ("$ORIGIN" or "${ORIGIN}") named name, or 0. */
+static size_t dst_len(const char *p, const char *end, const char *name)
+{
+    size_t n = strlen(name), avail = (size_t)(end - p);
+    if (avail > n + 2 && p[1] == '{' && strncmp(p + 2, name, n) == 0 && p[n + 2] == '}')
+        return n + 3;
+    if (avail > n && strncmp(p + 1, name, n) == 0) {
+        char c = (p + n + 1 < end) ? p[n + 1] : '\0';
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '_'))
+            return n + 1;
+    }
+    return 0;
+}
+
+bool sc_ld_expand(const char *entry, size_t len, const char *origin, char *out, size_t size)
+{
+    const char *p = entry, *end = entry + len;
+    size_t o = 0;
+    while (p < end) {
+        const char *repl = NULL;
+        size_t skip = 0;
+        if (*p == '$') {
+            if ((skip = dst_len(p, end, "ORIGIN")) != 0)
+                repl = origin ? origin : ".";
+            else if ((skip = dst_len(p, end, "LIB")) != 0)
+                repl = "lib/x86_64-linux-gnu";
+            else if ((skip = dst_len(p, end, "PLATFORM")) != 0)
+                repl = "x86_64";
+        }
+        if (!repl) {
+            repl = p;
+            skip = 1;
+        }
+        size_t n = (repl == p) ? 1 : strlen(repl);
+        if (o + n >= size)
+            return false;
+        memcpy(out + o, repl, n);
+        o += n;
+        p += skip;
+    }
+    out[o] = '\0';
+    return true;
+}
+
+/* The open file when path inside the root is a regular ELF file of the wanted class and
+ * machine; -1 otherwise. */
+static int usable(const sc_ldresolver *r, const char *path)
+{
+    int fd = sc_root_openat(r->root, path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    uint8_t cls = 0;
+    uint16_t mach = 0;
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && sc_elf_ident(fd, &cls, &mach) == 0 &&
+              (r->elf_class == 0 || (cls == r->elf_class && mach == r->machine));
+    if (!ok) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static bool hit_set(sc_ld_hit *hit, int fd, const char *path, sc_found_via via, const char *entry,
+                    const char *source)
+{
+    hit->fd = fd;
+    snprintf(hit->path, sizeof hit->path, "%s", path);
+    hit->via = via;
+    snprintf(hit->entry, sizeof hit->entry, "%s", entry);
+    snprintf(hit->source, sizeof hit->source, "%s", source);
+    return true;
+}
+
+/* Searches each entry of a path list (separated by seps) for name. */
+static bool search_list(const sc_ldresolver *r, const char *list, const char *seps,
+                        const char *origin, const char *name, sc_found_via via, const char *source,
+                        sc_ld_hit *hit)
+{
+    const char *p = list;
+    while (p) {
+        size_t len = strcspn(p, seps);
+        char dir[PATH_MAX], path[PATH_MAX];
+        if (len == 0)
+            snprintf(dir, sizeof dir, ".");
+        else if (!sc_ld_expand(p, len, origin, dir, sizeof dir))
+            dir[0] = '\0';
+        int fd = -1;
+        if (dir[0] && sc_fmt(path, sizeof path, "%s/%s", dir, name) && (fd = usable(r, path)) >= 0)
+            return hit_set(hit, fd, path, via, dir, source);
+        p = p[len] ? p + len + 1 : NULL;
+    }
+    return false;
+}
+
+/* DT_RPATH of the requester, of each loader up the chain, then of the main object. */
+static bool search_rpaths(const sc_ldresolver *r, const sc_ld_object *req, const char *name,
+                          sc_ld_hit *hit)
+{
+    char source[PATH_MAX + 32];
+    int steps = 0;
+    bool main_seen = false;
+    for (const sc_ld_object *l = req; l && steps < 4096; l = l->loader, steps++) {
+        main_seen |= (l == r->main);
+        if (!l->rpath || l->runpath) /* DT_RUNPATH makes the loader ignore the DT_RPATH */
+            continue;
+        snprintf(source, sizeof source, "RPATH of %s", l->name ? l->name : "?");
+        if (search_list(r, l->rpath, ":", l->origin, name, SC_VIA_RPATH, source, hit))
+            return true;
+    }
+    const sc_ld_object *m = r->main;
+    if (!main_seen && m && m->rpath && !m->runpath) {
+        snprintf(source, sizeof source, "RPATH of %s", m->name ? m->name : "?");
+        return search_list(r, m->rpath, ":", m->origin, name, SC_VIA_RPATH, source, hit);
+    }
+    return false;
+}
+
+static bool search_system(const sc_ldresolver *r, const char *name, sc_ld_hit *hit)
+{
+    if (r->cache) {
+        const char *path =
+            sc_ldcache_lookup(r->cache, name, sc_ldcache_flags_for(r->elf_class, r->machine));
+        int fd = path ? usable(r, path) : -1;
+        if (fd >= 0)
+            return hit_set(hit, fd, path, SC_VIA_CACHE, "", "/etc/ld.so.cache");
+    }
+    const char *const *dirs = r->default_dirs ? r->default_dirs : debian_defaults;
+    for (int i = 0; dirs[i]; i++) {
+        char path[PATH_MAX];
+        int fd = -1;
+        if (sc_fmt(path, sizeof path, "%s/%s", dirs[i], name) && (fd = usable(r, path)) >= 0)
+            return hit_set(hit, fd, path, SC_VIA_DEFAULT, dirs[i], "default directories");
+    }
+    return false;
+}
+
+int sc_ldresolve(const sc_ldresolver *r, const sc_ld_object *req, const char *name, sc_ld_hit *hit)
+{
+    memset(hit, 0, sizeof *hit);
+    hit->via = SC_VIA_NOT_FOUND;
+    hit->fd = -1;
+    if (strchr(name, '/')) {
+        char path[PATH_MAX];
+        if (!sc_ld_expand(name, strlen(name), req ? req->origin : NULL, path, sizeof path))
+            return -ENOENT;
+        int fd = usable(r, path);
+        return fd >= 0 && hit_set(hit, fd, path, SC_VIA_DIRECT, "", "file name") ? 0 : -ENOENT;
+    }
+    if (req && !req->runpath && search_rpaths(r, req, name, hit))
+        return 0;
+    if (r->ld_library_path && *r->ld_library_path &&
+        search_list(r, r->ld_library_path, ":;", r->main ? r->main->origin : NULL, name,
+                    SC_VIA_LD_LIBRARY_PATH, "LD_LIBRARY_PATH", hit))
+        return 0;
+    if (req && req->runpath) {
+        char source[PATH_MAX + 32];
+        snprintf(source, sizeof source, "RUNPATH of %s", req->name ? req->name : "?");
+        if (search_list(r, req->runpath, ":", req->origin, name, SC_VIA_RUNPATH, source, hit))
+            return 0;
+    }
+    if (req && (req->flags_1 & 0x800)) /* DF_1_NODEFLIB: no cache, no default directories */
+        return -ENOENT;
+    return search_system(r, name, hit) ? 0 : -ENOENT;
+}

@@ -1,0 +1,382 @@
+/* Offload code listings from section buffers. Bundles are walked by their own extents (the next
+ * one starts at the end of the last, aligned to 4096 as the linker lays them out), never by a
+ * byte scan, so a 1.3 GB section costs one page per bundle. Compressed bundles are inflated only
+ * up to their entry table (at most PREFIX bytes). Every count and offset is checked against the
+ * bytes present and the sizes declared. */
+#include "sc_offload.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#define BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__"
+#define BUNDLE_MAGIC_LEN 24
+#define CCOB_MAGIC "CCOB"
+#define MAX_ENTRIES 65536
+#define MAX_ID 4096
+#define PREFIX (1u << 20)
+#define NV_MAGIC 0xBA55ED50u
+
+static uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static uint16_t rd16(const uint8_t *p)
+{
+    uint16_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static void note_problem(sc_offload_list *out, const char *what)
+{
+    if (!out->problem[0])
+        snprintf(out->problem, sizeof out->problem, "%s", what);
+}
+
+static void add_target(sc_offload_list *out, const char *target)
+{
+    for (int i = 0; i < out->count; i++)
+        if (strcmp(out->targets[i], target) == 0)
+            return;
+    if (out->count >= SC_OFFLOAD_MAX_TARGETS) {
+        note_problem(out, "more than 256 distinct targets");
+        return;
+    }
+    char *copy = strdup(target);
+    if (copy)
+        out->targets[out->count++] = copy;
+}
+
+void sc_offload_list_free(sc_offload_list *list)
+{
+    for (int i = 0; i < list->count; i++)
+        free(list->targets[i]);
+    memset(list, 0, sizeof *list);
+}
+
+const char *sc_offload_target_of_id(const char *id, char *buf, size_t size)
+{
+    /* <kind>-<arch>-<vendor>-<os>-<env>-<target>; older clang wrote a 3-part triple */
+    if (strncmp(id, "host-", 5) == 0)
+        return NULL;
+    const char *p = id;
+    for (int i = 0; i < 4 && p; i++) {
+        p = strchr(p, '-');
+        if (p)
+            p++;
+    }
+    if (!p || !*p)
+        return NULL;
+    if (*p == '-')
+        p++; /* empty environment */
+    else if (strchr(p, '-') && strncmp(p, "gfx", 3) != 0 && strncmp(p, "sm_", 3) != 0)
+        p = strchr(p, '-') + 1; /* a named environment ("gnu") */
+    if (!*p)
+        return NULL;
+    snprintf(buf, size, "%s", p);
+    return buf;
+}
+
+int sc_offload_parse_bundle(const uint8_t *buf, size_t avail, uint64_t declared,
+                            sc_offload_list *out, uint64_t *end)
+{
+    *end = 0;
+    if (avail < BUNDLE_MAGIC_LEN + 8 || memcmp(buf, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN) != 0)
+        return -EINVAL;
+    uint64_t n = rd64(buf + BUNDLE_MAGIC_LEN), extent = 0;
+    size_t pos = BUNDLE_MAGIC_LEN + 8;
+    if (n > MAX_ENTRIES || n > (avail - pos) / 24) {
+        note_problem(out, "offload bundle with an impossible entry count");
+        n = n > MAX_ENTRIES ? MAX_ENTRIES : n;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        if (avail - pos < 24) {
+            note_problem(out, "offload bundle entry table truncated");
+            break;
+        }
+        uint64_t off = rd64(buf + pos), sz = rd64(buf + pos + 8), len = rd64(buf + pos + 16);
+        pos += 24;
+        if (len > MAX_ID || len > avail - pos) {
+            note_problem(out, "offload bundle entry id past the end");
+            break;
+        }
+        if (off > declared || sz > declared - off) {
+            note_problem(out, "offload bundle entry past the end of its bundle");
+            pos += len;
+            continue;
+        }
+        char id[MAX_ID + 1], target[MAX_ID + 1];
+        memcpy(id, buf + pos, len);
+        id[len] = '\0';
+        pos += len;
+        if (off + sz > extent)
+            extent = off + sz;
+        if (sc_offload_target_of_id(id, target, sizeof target))
+            add_target(out, target);
+    }
+    *end = extent > pos ? extent : pos;
+    out->bundles++;
+    return 0;
+}
+
+/* Inflates the start of a zlib or zstd stream into dst (at most cap bytes); returns the bytes
+ * produced or -EINVAL. */
+static long inflate_prefix(int method, const uint8_t *src, size_t len, uint8_t *dst, size_t cap)
+{
+    if (method == 1) {
+        ZSTD_DCtx *dctx = ZSTD_createDCtx();
+        if (!dctx)
+            return -ENOMEM;
+        ZSTD_inBuffer in = {src, len, 0};
+        ZSTD_outBuffer outb = {dst, cap, 0};
+        size_t rc = 1;
+        while (outb.pos < cap && in.pos < len && rc != 0) {
+            rc = ZSTD_decompressStream(dctx, &outb, &in);
+            if (ZSTD_isError(rc))
+                break;
+        }
+        ZSTD_freeDCtx(dctx);
+        return (ZSTD_isError(rc) && outb.pos == 0) ? -EINVAL : (long)outb.pos;
+    }
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (inflateInit(&zs) != Z_OK)
+        return -ENOMEM;
+    zs.next_in = (Bytef *)src;
+    zs.avail_in = len > UINT32_MAX ? UINT32_MAX : (uInt)len;
+    zs.next_out = dst;
+    zs.avail_out = (uInt)cap;
+    int rc = inflate(&zs, Z_SYNC_FLUSH);
+    long produced = (long)(cap - zs.avail_out);
+    inflateEnd(&zs);
+    return (rc != Z_OK && rc != Z_STREAM_END && produced == 0) ? -EINVAL : produced;
+}
+
+/* Reads a CCOB header: method, where the compressed data starts, total and uncompressed size. */
+static int ccob_header(const uint8_t *buf, size_t size, int *method, size_t *data_at,
+                       uint64_t *total, uint64_t *raw)
+{
+    if (size < 8 || memcmp(buf, CCOB_MAGIC, 4) != 0)
+        return -EINVAL;
+    uint16_t version = rd16(buf + 4);
+    *method = rd16(buf + 6);
+    if (*method != 0 && *method != 1)
+        return -ENOTSUP;
+    if (version == 1 && size >= 20) {
+        *raw = rd32(buf + 8), *total = 0, *data_at = 20;
+    } else if (version == 2 && size >= 24) {
+        *total = rd32(buf + 8), *raw = rd32(buf + 12), *data_at = 24;
+    } else if (version == 3 && size >= 32) {
+        *total = rd64(buf + 8), *raw = rd64(buf + 16), *data_at = 32;
+    } else {
+        return version >= 1 && version <= 3 ? -EINVAL : -ENOTSUP;
+    }
+    if (*total && (*total < *data_at || *total > size))
+        return -EINVAL;
+    return 0;
+}
+
+int sc_offload_parse_ccob(const uint8_t *buf, size_t size, sc_offload_list *out, uint64_t *end)
+{
+    *end = 0;
+    int method;
+    size_t at;
+    uint64_t total, raw;
+    int rc = ccob_header(buf, size, &method, &at, &total, &raw);
+    if (rc < 0) {
+        note_problem(out, rc == -ENOTSUP
+                              ? "unsupported compressed offload bundle (version or method)"
+                              : "malformed compressed offload bundle");
+        return rc;
+    }
+    size_t len = (total ? total : size) - at;
+    if (total == 0 && method == 1) {
+        size_t frame = ZSTD_findFrameCompressedSize(buf + at, len);
+        if (!ZSTD_isError(frame))
+            total = at + frame;
+    }
+    size_t cap = raw < PREFIX ? (size_t)raw : PREFIX;
+    uint8_t *dst = malloc(cap ? cap : 1);
+    if (!dst)
+        return -ENOMEM;
+    long n = inflate_prefix(method, buf + at, len, dst, cap);
+    uint64_t inner_end = 0;
+    rc = n < 0 ? (int)n : sc_offload_parse_bundle(dst, (size_t)n, raw, out, &inner_end);
+    free(dst);
+    if (rc < 0) {
+        note_problem(out, "compressed offload bundle does not inflate to a bundle");
+        return rc;
+    }
+    out->compressed++;
+    *end = total;
+    return 0;
+}
+
+/* Where the bundle after one ending at `end` starts, or 0 when none does. */
+static size_t next_bundle(const uint8_t *buf, size_t size, uint64_t end)
+{
+    uint64_t candidates[3] = {(end + 4095) & ~(uint64_t)4095, end, (end + 7) & ~(uint64_t)7};
+    for (int i = 0; i < 3; i++) {
+        uint64_t c = candidates[i];
+        if (c == 0 || c >= size || size - c < 8)
+            continue;
+        if (memcmp(buf + c, CCOB_MAGIC, 4) == 0 ||
+            (size - c >= BUNDLE_MAGIC_LEN && memcmp(buf + c, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN) == 0))
+            return (size_t)c;
+    }
+    return 0;
+}
+
+int sc_offload_parse_hip(const uint8_t *buf, size_t size, sc_offload_list *out)
+{
+    size_t pos = 0;
+    int bundles = 0;
+    while (pos < size && bundles < 1000000) {
+        uint64_t end = 0;
+        int rc;
+        if (size - pos >= 4 && memcmp(buf + pos, CCOB_MAGIC, 4) == 0)
+            rc = sc_offload_parse_ccob(buf + pos, size - pos, out, &end);
+        else
+            rc = sc_offload_parse_bundle(buf + pos, size - pos, size - pos, out, &end);
+        if (rc < 0) {
+            if (bundles == 0)
+                note_problem(out, "no offload bundle at the start of .hip_fatbin");
+            break;
+        }
+        bundles++;
+        size_t next = end ? next_bundle(buf + pos, size - pos, end) : 0;
+        if (next == 0)
+            break;
+        pos += next;
+    }
+    return bundles;
+}
+
+/* Reads one NVIDIA fat binary's entries; returns its extent or 0 when malformed. */
+static uint64_t parse_nv_one(const uint8_t *buf, size_t size, sc_offload_list *out)
+{
+    if (size < 16 || rd32(buf) != NV_MAGIC)
+        return 0;
+    uint64_t hsize = rd16(buf + 6), fat = rd64(buf + 8);
+    if (hsize < 16 || hsize > size || fat > size - hsize) {
+        note_problem(out, "NVIDIA fat binary larger than its section");
+        return 0;
+    }
+    uint64_t pos = hsize, end = hsize + fat;
+    for (int i = 0; i < MAX_ENTRIES && end - pos >= 32; i++) {
+        const uint8_t *e = buf + pos;
+        uint16_t kind = rd16(e);
+        uint64_t eh = rd32(e + 4), esz = rd64(e + 8);
+        uint32_t arch = rd32(e + 28);
+        if (eh < 32 || eh > end - pos || esz > end - pos - eh) {
+            note_problem(out, "NVIDIA fat binary entry past the end");
+            break;
+        }
+        char target[32];
+        if (kind == 1 || kind == 2) {
+            snprintf(target, sizeof target, "%s_%u", kind == 1 ? "compute" : "sm", arch);
+            add_target(out, target);
+        }
+        pos += eh + esz;
+    }
+    out->bundles++;
+    return end;
+}
+
+int sc_offload_parse_nv(const uint8_t *buf, size_t size, sc_offload_list *out)
+{
+    size_t pos = 0;
+    int count = 0;
+    while (pos < size && count < 1000000) {
+        uint64_t extent = parse_nv_one(buf + pos, size - pos, out);
+        if (extent == 0) {
+            if (count == 0)
+                note_problem(out, "no NVIDIA fat binary at the start of .nv_fatbin");
+            break;
+        }
+        count++;
+        pos += extent;
+        /* the next fat binary starts at the next 8-byte boundary, after any padding */
+        size_t skipped = 0;
+        while (pos < size && skipped < 64 &&
+               (pos % 8 != 0 || (size - pos >= 4 && rd32(buf + pos) != NV_MAGIC)))
+            pos++, skipped++;
+    }
+    return count;
+}
+
+/* Splits "gfx90a:sramecc+:xnack-" into its processor length and looks up feature f's sign
+ * ('+', '-', or 0 when unspecified). */
+static char feature_sign(const char *arch, const char *f)
+{
+    size_t fl = strlen(f);
+    for (const char *p = strchr(arch, ':'); p; p = strchr(p + 1, ':'))
+        if (strncmp(p + 1, f, fl) == 0 && (p[1 + fl] == '+' || p[1 + fl] == '-'))
+            return p[1 + fl];
+    return 0;
+}
+
+bool sc_offload_amd_match(const char *code, const char *device)
+{
+    size_t cl = strcspn(code, ":"), dl = strcspn(device, ":");
+    if (cl != dl || strncmp(code, device, cl) != 0)
+        return false;
+    for (const char *p = strchr(code, ':'); p; p = strchr(p + 1, ':')) {
+        size_t fl = strcspn(p + 1, ":");
+        if (fl < 2)
+            continue;
+        char feature[32];
+        snprintf(feature, sizeof feature, "%.*s", (int)(fl - 1), p + 1);
+        char want = p[fl], have = feature_sign(device, feature);
+        if (have && have != want)
+            return false;
+    }
+    return true;
+}
+
+/* The number of an "sm_86" / "compute_86" target; -1 when not one. `suffix` gets an arch-specific
+ * letter ("sm_90a"). */
+static int cuda_number(const char *s, const char *prefix, char *suffix)
+{
+    size_t pl = strlen(prefix);
+    if (strncmp(s, prefix, pl) != 0)
+        return -1;
+    char *end;
+    long v = strtol(s + pl, &end, 10);
+    if (end == s + pl || v <= 0 || v > 10000)
+        return -1;
+    *suffix = *end;
+    return (int)v;
+}
+
+sc_cuda_match sc_offload_cuda_match(const sc_offload_list *list, const char *device)
+{
+    char dsuf = 0, suf = 0;
+    int dev = cuda_number(device, "sm_", &dsuf);
+    if (dev < 0)
+        return SC_CUDA_NO_CODE;
+    sc_cuda_match best = SC_CUDA_NO_CODE;
+    for (int i = 0; i < list->count; i++) {
+        int v = cuda_number(list->targets[i], "sm_", &suf);
+        if (v > 0 && v / 10 == dev / 10 && (suf ? v == dev : v % 10 <= dev % 10))
+            return SC_CUDA_CUBIN;
+        v = cuda_number(list->targets[i], "compute_", &suf);
+        if (v > 0 && !suf && v <= dev)
+            best = SC_CUDA_PTX_ONLY;
+    }
+    return best;
+}

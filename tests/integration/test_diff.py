@@ -1,0 +1,209 @@
+"""`stackcheck diff` through the real binary: two runs of the staged torch smoke test where one
+module's weights were perturbed (the diff names that module first), the tolerance options, snapshots
+of the fixture roots of the driver and runtime layers (devices, kernel, driver module, installs),
+and bad input: truncated, not JSON, huge, another schema version, wrong types, missing files."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import sclib
+
+DEBIAN_PYTHON = "/usr/bin/python3"
+EXAMPLE = os.path.join(sclib.SOURCE_DIR, "examples", "smoke_torch.py")
+
+
+def has_torch():
+    return subprocess.run([DEBIAN_PYTHON, "-c", "import torch"], capture_output=True).returncode == 0
+
+
+def diff(*args):
+    return sclib.run(["diff"] + list(args), json_file=False)
+
+
+class DiffBase(unittest.TestCase):
+    tmp = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="sc-diff-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    @classmethod
+    def save(cls, name, snapshot):
+        path = os.path.join(cls.tmp, name)
+        with open(path, "w") as f:
+            json.dump(snapshot, f)
+        return path
+
+    @classmethod
+    def write(cls, name, text):
+        path = os.path.join(cls.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+
+@unittest.skipUnless(has_torch(), "Debian's python3-torch is not installed")
+class DiffNumerics(DiffBase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        args = ["--keep-going", "--python", DEBIAN_PYTHON, "--app-script", EXAMPLE]
+        cls.a = cls.save("a.json", sclib.run(args).snapshot)
+        cls.b = cls.save("b.json", sclib.run(args, env={"SMOKE_PERTURB": "blocks.1.1"}).snapshot)
+
+    def test_same_snapshot_has_no_change(self):
+        run = diff(self.a, self.a)
+        self.assertEqual(run.rc, 0, run.stdout + run.stderr)
+        self.assertIn("no change that matters", run.stdout)
+        self.assertIn("all 13 modules agree", run.stdout)
+
+    def test_perturbed_module_is_named_first(self):
+        run = diff(self.a, self.b)
+        self.assertEqual(run.rc, 1, run.stderr)
+        self.assertIn("first module whose statistics differ: 'blocks.1.1' (Linear)", run.stdout)
+
+    def test_json_output(self):
+        run = diff(self.a, self.b, "--json", "-")
+        self.assertEqual(run.rc, 1, run.stderr)
+        result = json.loads(run.stdout)
+        self.assertEqual(result["schema"], "stackcheck/diff/v1")
+        self.assertTrue(result["differs"])
+        first = result["numerics"][0]["first_divergent"]
+        self.assertEqual(first["module"], "blocks.1.1")
+        self.assertEqual(result["numerics"][0]["probe"], "app.script")
+        self.assertIn("first module whose statistics differ", run.stderr)  # text went to stderr
+        stages = [t["what"] for t in result["timings"] if t["probe"] == "app.script"]
+        self.assertIn("stage load weights", stages)
+
+    def test_wide_tolerance_hides_the_perturbation(self):
+        run = diff(self.a, self.b, "--rtol", "1e9", "--json", os.path.join(self.tmp, "d.json"))
+        self.assertEqual(run.rc, 0, run.stdout)
+        with open(os.path.join(self.tmp, "d.json")) as f:
+            self.assertIsNone(json.load(f)["numerics"][0]["first_divergent"])
+
+
+class DiffFixtures(DiffBase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.snaps = {}
+        for name in ("mi250x-8gcd", "hygon-dcu", "plain-server"):
+            if os.path.isdir(sclib.fixture(name)):
+                run = sclib.run(["--sysroot", sclib.fixture(name)])
+                cls.snaps[name] = cls.save(name + ".json", run.snapshot)
+
+    def need(self, *names):
+        for name in names:
+            if name not in self.snaps:
+                self.skipTest("fixture %s is missing" % name)
+
+    def test_two_nodes(self):
+        self.need("mi250x-8gcd", "hygon-dcu")
+        run = diff(self.snaps["mi250x-8gcd"], self.snaps["hygon-dcu"], "--json", "-")
+        self.assertEqual(run.rc, 1, run.stderr)
+        result = json.loads(run.stdout)
+        changes = {c["what"]: c for c in result["changes"]}
+        self.assertEqual(changes["host kernel"]["area"], "host")
+        self.assertEqual(changes["driver.amd module.name"]["a"], "amdgpu")
+        self.assertEqual(changes["driver.amd module.name"]["b"], "hydcu")
+        self.assertEqual(changes["driver.amd devices count"]["a"], 8)
+        gfx = [c["b"]["gfx_target"] for c in result["changes"]
+               if c["area"] == "devices" and isinstance(c["b"], dict)]
+        self.assertIn("gfx928", gfx)
+        installs = [c["what"] for c in result["changes"] if c["area"] == "installs"]
+        self.assertTrue(any("/opt/dtk-25.04" in w for w in installs), installs)
+        added = [f["id"] for f in result["findings"]["added"]]
+        self.assertIn("hip.multiple-installs", added)
+
+    def test_findings_resolved(self):
+        self.need("plain-server", "mi250x-8gcd")
+        run = diff(self.snaps["plain-server"], self.snaps["mi250x-8gcd"], "--json", "-")
+        self.assertEqual(run.rc, 1)
+        resolved = [f["id"] for f in json.loads(run.stdout)["findings"]["resolved"]]
+        self.assertIn("driver.no-accelerator", resolved)
+        self.assertIn("- driver.no-accelerator", run.stderr)
+
+    def test_same_node_twice(self):
+        self.need("hygon-dcu")
+        again = self.save("again.json", sclib.run(["--sysroot", sclib.fixture("hygon-dcu")]).snapshot)
+        run = diff(self.snaps["hygon-dcu"], again)
+        self.assertEqual(run.rc, 0, run.stdout)
+
+
+class DiffBadInput(DiffBase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.good = cls.save("good.json", {"schema": "stackcheck/snapshot/v1", "layers": [],
+                                          "host": {"kernel": "6.1"}, "created": "t"})
+
+    def bad(self, path, *expected):
+        for args in ((path, self.good), (self.good, path)):
+            run = diff(*args)
+            self.assertEqual(run.rc, 2, run.stdout + run.stderr)
+            for text in expected:
+                self.assertIn(text, run.stderr)
+            self.assertNotIn("Sanitizer", run.stderr)
+            self.assertNotIn("runtime error", run.stderr)
+
+    def test_truncated(self):
+        with open(self.good) as f:
+            text = f.read()
+        self.bad(self.write("trunc.json", text[: len(text) // 2]), "not valid JSON")
+
+    def test_not_json(self):
+        self.bad(self.write("text.json", "hello, world\n"), "not valid JSON")
+        self.bad(self.write("empty.json", ""), "not valid JSON")
+        self.bad(self.write("array.json", "[1, 2]"), "not a stackcheck snapshot")
+
+    def test_huge(self):
+        path = os.path.join(self.tmp, "huge.json")
+        with open(path, "wb") as f:
+            f.truncate(65 << 20)
+        self.bad(path, "larger than")
+
+    def test_other_schema_version(self):
+        path = self.save("v2.json", {"schema": "stackcheck/snapshot/v2", "layers": []})
+        self.bad(path, "stackcheck/snapshot/v2", "stackcheck/snapshot/v1")
+
+    def test_missing_file_and_usage(self):
+        self.bad(os.path.join(self.tmp, "absent.json"), "cannot open")
+        run = diff(self.good)
+        self.assertEqual(run.rc, 2)
+        run = diff(self.good, self.good, "--rtol", "abc")
+        self.assertEqual(run.rc, 2)
+        self.assertIn("--rtol", run.stderr)
+
+    def test_wrong_types_anywhere(self):
+        docs = [
+            {"schema": "stackcheck/snapshot/v1", "layers": [1, "x", None, {"probes": 5}],
+             "host": [], "summary": 3, "created": 7},
+            {"schema": "stackcheck/snapshot/v1", "host": {"kernel": {"x": 1}, "os": 5},
+             "layers": [{"probes": [{"id": "driver.amd", "status": 1, "facts": [],
+                                     "findings": {"id": "x"}, "duration_ms": "slow"},
+                                    {"id": "app.script", "facts": {
+                                        "numerics": {"modules": [1, {"module": 2},
+                                                                 {"module": "m", "mean": "x"}],
+                                                     "input": "x"},
+                                        "stages": [{"name": 5}], "timing": {"a_ms": []}},
+                                     "findings": [None, {"id": 5}]}]}]},
+        ]
+        paths = [self.save("w%d.json" % i, d) for i, d in enumerate(docs)]
+        for a in paths + [self.good]:
+            for b in paths + [self.good]:
+                run = diff(a, b, "--json", os.path.join(self.tmp, "out.json"))
+                self.assertIn(run.rc, (0, 1), run.stderr)
+                self.assertNotIn("Sanitizer", run.stderr)
+                if a == b:
+                    self.assertEqual(run.rc, 0, run.stdout)
+
+
+if __name__ == "__main__":
+    sclib.main()

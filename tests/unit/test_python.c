@@ -1,0 +1,239 @@
+/* The Python layer's C side: parsing the interpreter's report, choosing libpython, package metadata,
+ * loader error messages, and running code embedded and as a subprocess (in isolated children, so the
+ * test process never loads libpython itself). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sc_isolate.h"
+#include "sc_python.h"
+#include "sc_sysroot.h"
+
+#define REPORT                                                                                     \
+    "{\"executable\": \"/opt/py/bin/python3.12\", \"version\": \"3.12.1\", \"prefix\": "          \
+    "\"/home/u/venv\", \"base_prefix\": \"/opt/py\", \"ldlibrary\": \"libpython3.12.a\", "        \
+    "\"libdir\": \"/opt/py/lib\", \"instsoname\": \"libpython3.12.a\", \"ldversion\": \"3.12\", " \
+    "\"shared\": false, \"site_dirs\": [\"/home/u/venv/lib/python3.12/site-packages\", "           \
+    "\"relative/ignored\", 7]}"
+
+static void test_info_parse(void **state)
+{
+    (void)state;
+    sc_python_info info;
+    sc_error err = {0};
+    /* Noise before the marker (a chatty sitecustomize) and a fake marker earlier on. */
+    const char *text = "hello\nSC-PYINFO:{not json}\n\nSC-PYINFO:" REPORT "\n";
+    assert_int_equal(sc_python_info_parse(text, strlen(text), &info, &err), 0);
+    assert_string_equal(info.executable, "/opt/py/bin/python3.12");
+    assert_string_equal(info.version, "3.12.1");
+    assert_string_equal(info.prefix, "/home/u/venv");
+    assert_string_equal(info.base_prefix, "/opt/py");
+    assert_string_equal(info.ldversion, "3.12");
+    assert_false(info.enable_shared);
+    assert_int_equal(info.site_count, 1);
+    assert_string_equal(info.site_packages[0], "/home/u/venv/lib/python3.12/site-packages");
+
+    static const char relative[] = "SC-PYINFO:{\"executable\": \"python3\", \"version\": "
+                                   "\"3\", \"prefix\": \"/usr\"}";
+    const char *bad[] = {"", "no marker here", "SC-PYINFO:", "SC-PYINFO:[1,2]", relative};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(sc_python_info_parse(bad[i], strlen(bad[i]), &info, &err), -EINVAL);
+        assert_true(strlen(err.message) > 0);
+    }
+}
+
+static void touch(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+}
+
+static void test_find_libpython(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/sc-test-py-XXXXXX", lib[512], so[600];
+    assert_non_null(mkdtemp(dir));
+    snprintf(lib, sizeof lib, "%s/lib", dir);
+    mkdir(lib, 0755);
+    sc_python_info info;
+    memset(&info, 0, sizeof info);
+    snprintf(info.base_prefix, sizeof info.base_prefix, "%s", dir);
+    snprintf(info.ldversion, sizeof info.ldversion, "3.12");
+    snprintf(info.instsoname, sizeof info.instsoname, "libpython3.12.a");
+    sc_python_find_libpython(&info);
+    assert_string_equal(info.libpython, "");
+    assert_non_null(strstr(info.no_libpython, "no shared libpython3.12"));
+    /* A static build's LDLIBRARY with the shared library installed beside it (conda, Debian). */
+    snprintf(so, sizeof so, "%s/libpython3.12.so.1.0", lib);
+    touch(so);
+    sc_python_find_libpython(&info);
+    assert_string_equal(info.libpython, so);
+    assert_string_equal(info.no_libpython, "");
+    unlink(so);
+    rmdir(lib);
+    rmdir(dir);
+}
+
+static void test_metadata_version(void **state)
+{
+    (void)state;
+    char v[64];
+    const char *meta = "Metadata-Version: 2.1\r\nName: torch\r\nVersion:  2.3.0+rocm6.0 \r\n\r\n";
+    assert_true(sc_pkg_metadata_version(meta, strlen(meta), v, sizeof v));
+    assert_string_equal(v, "2.3.0+rocm6.0");
+    const char *body = "Metadata-Version: 2.1\nName: x\n\nVersion: 9.9 (in the description)\n";
+    assert_false(sc_pkg_metadata_version(body, strlen(body), v, sizeof v));
+    const char *empty = "Name: x\nVersion:\n";
+    assert_false(sc_pkg_metadata_version(empty, strlen(empty), v, sizeof v));
+    const char *lng = "Version: 0123456789012345678901234567890123456789\n";
+    assert_false(sc_pkg_metadata_version(lng, strlen(lng), v, 16));
+}
+
+static void test_dist_version(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/sc-test-site-XXXXXX", path[600], version[64], meta[700];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/Torch_NPU-2.1.0.post3.dist-info", dir);
+    mkdir(path, 0755);
+    snprintf(meta, sizeof meta, "%s/METADATA", path);
+    FILE *f = fopen(meta, "w");
+    assert_non_null(f);
+    fputs("Metadata-Version: 2.1\nName: torch_npu\nVersion: 2.1.0.post3\n", f);
+    fclose(f);
+    sc_root root;
+    sc_error err;
+    assert_int_equal(sc_root_open(&root, NULL, &err), 0);
+    assert_int_equal(sc_python_dist_version(&root, dir, "torch-npu", version, sizeof version, path,
+                                            sizeof path),
+                     0);
+    assert_string_equal(version, "2.1.0.post3");
+    assert_string_equal(path, meta);
+    assert_int_equal(sc_python_dist_version(&root, dir, "torch", version, sizeof version, path,
+                                            sizeof path),
+                     -ENOENT);
+    sc_root_close(&root);
+    unlink(meta);
+    snprintf(path, sizeof path, "%s/Torch_NPU-2.1.0.post3.dist-info", dir);
+    rmdir(path);
+    rmdir(dir);
+}
+
+static void test_loader_error_parse(void **state)
+{
+    (void)state;
+    char file[256], kind[32], subject[128];
+    const char *undef = "/x/torch/lib/libtorch_hip.so: undefined symbol: hipGetDevicePropertiesR0600";
+    assert_true(sc_loader_error_parse(undef, file, sizeof file, kind, sizeof kind, subject,
+                                      sizeof subject));
+    assert_string_equal(file, "/x/torch/lib/libtorch_hip.so");
+    assert_string_equal(kind, "undefined-symbol");
+    assert_string_equal(subject, "hipGetDevicePropertiesR0600");
+
+    const char *ver = "/opt/dtk/lib/libamdhip64.so: version `hip_4.2' not found (required by "
+                      "/v/torch/lib/libc10_hip.so)";
+    assert_true(sc_loader_error_parse(ver, file, sizeof file, kind, sizeof kind, subject,
+                                      sizeof subject));
+    assert_string_equal(file, "/v/torch/lib/libc10_hip.so");
+    assert_string_equal(kind, "version-not-found");
+    assert_string_equal(subject, "hip_4.2");
+
+    const char *missing = "libamdhip64.so.6: cannot open shared object file: No such file";
+    assert_true(sc_loader_error_parse(missing, file, sizeof file, kind, sizeof kind, subject,
+                                      sizeof subject));
+    assert_string_equal(file, "");
+    assert_string_equal(kind, "missing-library");
+    assert_string_equal(subject, "libamdhip64.so.6");
+
+    assert_false(sc_loader_error_parse("No module named 'torch'", file, sizeof file, kind,
+                                       sizeof kind, subject, sizeof subject));
+}
+
+typedef struct {
+    const char *python;
+    bool subprocess;
+} run_job;
+
+/* In the isolated child: locate, run a script that reports sys.argv and sys.prefix. */
+static cJSON *run_child(void *arg)
+{
+    run_job *job = arg;
+    sc_python_info info;
+    sc_error err = {0};
+    if (sc_python_locate(job->python, &info, &err) < 0)
+        return NULL;
+    if (job->subprocess)
+        info.libpython[0] = '\0';
+    const char *argv[] = {"probe", "two words", NULL};
+    const char *code = "import json, os, sys\n"
+                       "with open(os.environ['STACKCHECK_RESULT'], 'w') as f:\n"
+                       "    json.dump({'argv': sys.argv, 'prefix': sys.prefix}, f)\n";
+    cJSON *result = NULL;
+    const char *mode = NULL;
+    if (sc_python_run(&info, code, argv, &result, &mode, &err) < 0)
+        return NULL;
+    cJSON_AddStringToObject(result, "mode", mode);
+    cJSON_AddStringToObject(result, "want_prefix", info.prefix);
+    return result;
+}
+
+static void check_run(bool subprocess)
+{
+    if (access("/usr/bin/python3", X_OK) != 0)
+        skip();
+    run_job job = {"/usr/bin/python3", subprocess};
+    sc_isolate_report rep;
+    assert_int_equal(sc_isolate_run(run_child, &job, 60, &rep), 0);
+    assert_int_equal(rep.outcome, SC_ISOLATE_OK);
+    cJSON *r = rep.result;
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(r, "mode")),
+                        subprocess ? "subprocess" : "embedded");
+    cJSON *argv = cJSON_GetObjectItem(r, "argv");
+    assert_int_equal(cJSON_GetArraySize(argv), 2);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(argv, 0)), "probe");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(argv, 1)), "two words");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(r, "prefix")),
+                        cJSON_GetStringValue(cJSON_GetObjectItem(r, "want_prefix")));
+    cJSON_Delete(r);
+}
+
+static void test_run_embedded(void **state)
+{
+    (void)state;
+    check_run(false);
+}
+
+static void test_run_subprocess(void **state)
+{
+    (void)state;
+    check_run(true);
+}
+
+static void test_locate_missing(void **state)
+{
+    (void)state;
+    sc_python_info info;
+    sc_error err = {0};
+    assert_int_equal(sc_python_locate("/nonexistent/python3", &info, &err), -ENOENT);
+    assert_non_null(strstr(err.message, "/nonexistent/python3"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_info_parse),        cmocka_unit_test(test_find_libpython),
+        cmocka_unit_test(test_metadata_version),  cmocka_unit_test(test_dist_version),
+        cmocka_unit_test(test_loader_error_parse), cmocka_unit_test(test_run_embedded),
+        cmocka_unit_test(test_run_subprocess),    cmocka_unit_test(test_locate_missing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
