@@ -32,9 +32,16 @@ done
 import glob, json, os, statistics, sys
 results = json.load(open(sys.argv[1]))["results"]
 base = results[0]["median"]
-print("\n%-28s %10s %10s" % ("command (median)", "seconds", "vs import"))
+low = results[0]["min"]
+cpu = results[0]["user"] + results[0]["system"]
+# CPU time (user + system, mean) is the figure least disturbed by other load on the machine.
+print("\n%-22s %9s %8s %9s %8s %9s %8s" % ("command", "median s", "vs imp", "min s", "vs imp",
+                                           "cpu s", "vs imp"))
 for r in results:
-    print("%-28s %10.3f %+9.1f%%" % (r["command"], r["median"], (r["median"] / base - 1) * 100))
+    c = r["user"] + r["system"]
+    print("%-22s %9.3f %+7.1f%% %9.3f %+7.1f%% %9.3f %+7.1f%%" % (
+        r["command"], r["median"], (r["median"] / base - 1) * 100, r["min"],
+        (r["min"] / low - 1) * 100, c, (c / cpu - 1) * 100))
 durations = {}
 for path in glob.glob(os.path.join(sys.argv[2], "p*.json")):
     for layer in json.load(open(path))["layers"]:

@@ -13,12 +13,12 @@
 #include "sc_sysroot.h"
 #include "sc_types.h"
 
-#define SC_APP_STAGE_MAX 64     /* more stage markers than this are counted, not recorded */
-#define SC_APP_METRIC_MAX 64    /* the same for metrics */
-#define SC_APP_NAME_MAX 128     /* stage and metric names are cut to this */
-#define SC_APP_LINE_MAX 1024    /* a line longer than this is output, never a marker */
-#define SC_APP_SLICE_MAX 2048   /* each stage keeps the last bytes of its output */
-#define SC_APP_TAIL_MAX 16384   /* each stream keeps its last bytes */
+#define SC_APP_STAGE_MAX 64   /* more stage markers than this are counted, not recorded */
+#define SC_APP_METRIC_MAX 64  /* the same for metrics */
+#define SC_APP_NAME_MAX 128   /* stage and metric names are cut to this */
+#define SC_APP_LINE_MAX 1024  /* a line longer than this is output, never a marker */
+#define SC_APP_SLICE_MAX 2048 /* each stage keeps the last bytes of its output */
+#define SC_APP_TAIL_MAX 16384 /* each stream keeps its last bytes */
 
 /* The last bytes written to a stream: a ring over caller-provided storage. */
 typedef struct {
@@ -70,7 +70,8 @@ void sc_app_parse_init(sc_app_parse *p, double now_ms);
 /* Feeds n bytes read from stream (SC_APP_STDOUT or SC_APP_STDERR) at time now_ms. Markers are
  * `::stackcheck stage NAME` and `::stackcheck metric NAME VALUE` lines on standard output. */
 void sc_app_parse_feed(sc_app_parse *p, int stream, const char *data, size_t n, double now_ms);
-/* Ends the parse at now_ms: a pending last line without newline is handled, the last stage closed. */
+/* Ends the parse at now_ms: a pending last line without newline is handled, the last stage closed.
+ */
 void sc_app_parse_finish(sc_app_parse *p, double now_ms);
 /* Index of the stage the output would be in now (the last one). */
 int sc_app_current_stage(const sc_app_parse *p);
@@ -98,11 +99,11 @@ void sc_app_stage_tail_line(const sc_app_parse *p, int stage, char *out, size_t 
 
 /* How one run of the app command ended. */
 typedef struct {
-    int exit_code;        /* the shell's exit status, or -1 when it was killed */
-    int signal;           /* the signal that ended it, or 0 */
-    bool timed_out;       /* the deadline passed; everything it started was killed */
+    int exit_code;  /* the shell's exit status, or -1 when it was killed */
+    int signal;     /* the signal that ended it, or 0 */
+    bool timed_out; /* the deadline passed; everything it started was killed */
     double duration_ms;
-    int strays_killed;    /* processes it left behind that were killed afterwards */
+    int strays_killed; /* processes it left behind that were killed afterwards */
 } sc_app_outcome;
 
 /* Runs cmd through /bin/sh -c with stdin from /dev/null, stdout and stderr into parse, until it
@@ -125,8 +126,9 @@ double sc_app_median(const double *values, int n);
  * bytes. The first repetition is start-up and may allocate what later ones reuse. */
 bool sc_app_memory_rising(const double *values, int n, double min_rise);
 /* Start-up apart from steady state: from runs [{duration_ms, stages{name: ms}}], the object
- * {first_ms, steady_median_ms, steady_runs, stages[{name, first_ms, steady_median_ms, steady_runs}]}
- * where steady is the median of every run but the first (null with a reason for one run). */
+ * {first_ms, steady_median_ms, steady_runs, stages[{name, first_ms, steady_median_ms,
+ * steady_runs}]} where steady is the median of every run but the first (null with a reason for one
+ * run). */
 cJSON *sc_app_timing_json(const cJSON *runs);
 /* The app's own deadline inside a probe deadline of probe_s seconds: a margin earlier, so the
  * probe can report the timeout as a finding before its own deadline passes. */

@@ -22,7 +22,8 @@ typedef struct {
 /* The default tolerances (rtol 1e-3, atol 1e-5: float32 across devices and library versions). */
 void sc_diff_options_init(sc_diff_options *opt);
 /* Checks that json is a snapshot this version can compare; label names it in the message.
- * Returns 0, or -EINVAL (not a snapshot) / -EPROTONOSUPPORT (another schema version), err filled. */
+ * Returns 0, or -EINVAL (not a snapshot) / -EPROTONOSUPPORT (another schema version), err filled.
+ */
 int sc_diff_check_snapshot(const cJSON *json, const char *label, sc_error *err);
 /* Compares snapshot a with b (both checked); returns a new diff object, NULL when out of memory:
  * {schema, a{created,host}, b{...}, changes[{area,what,a,b,matters}], findings{added[],resolved[]},
@@ -52,6 +53,7 @@ const cJSON *sc_diff_probe(const cJSON *snapshot, const char *id);
 /* Compares the facts that say which stack this is: versions, devices, installs, library roots. */
 void sc_diff_facts(sc_diff_acc *acc, const cJSON *a, const cJSON *b);
 /* The numerics of each app probe: the first module whose statistics differ beyond tolerance. */
-cJSON *sc_diff_numerics(sc_diff_acc *acc, const cJSON *a, const cJSON *b, const sc_diff_options *opt);
+cJSON *sc_diff_numerics(sc_diff_acc *acc, const cJSON *a, const cJSON *b,
+                        const sc_diff_options *opt);
 
 #endif

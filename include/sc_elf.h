@@ -13,6 +13,8 @@
 #include "sc_types.h"
 
 /* What to read: the dynamic section is always read. */
+/* Without SC_ELF_SYMBOLS and SC_ELF_OFFLOAD the parser works from the program headers and reads
+ * only the dynamic segment, its strings and the version tables; otherwise from the sections. */
 enum {
     SC_ELF_VERSIONS = 1 << 0, /* verneed and verdef */
     SC_ELF_SYMBOLS = 1 << 1,  /* defined and undefined dynamic symbols */
@@ -42,6 +44,7 @@ typedef struct {
 
 typedef struct {
     void *elf;         /* the libelf handle (Elf *); strings below point into its data */
+    char *strings;     /* lazy mode: the strings, copied out (elf is then NULL) */
     uint8_t elf_class; /* ELFCLASS32 / ELFCLASS64 */
     uint8_t data;      /* ELFDATA2LSB / ELFDATA2MSB */
     uint16_t machine;  /* EM_X86_64 ... */
@@ -71,6 +74,10 @@ typedef struct {
 /* Parses image[0..size) (which must stay valid and writable until sc_elf_free) for the parts in
  * `what`. Returns 0, or -ENOEXEC (not ELF, truncated, malformed) / -ENOMEM with err filled. */
 int sc_elf_parse(void *image, size_t size, unsigned what, sc_elf_info *out, sc_error *err);
+/* Like sc_elf_parse for the dynamic section and versions only (not SC_ELF_SYMBOLS or
+ * SC_ELF_OFFLOAD), reading just the parts needed through fd with pread: the cheap way to walk a
+ * dependency tree. fd may be closed afterwards. */
+int sc_elf_parse_fd(int fd, unsigned what, sc_elf_info *out, sc_error *err);
 /* Frees what sc_elf_parse allocated; the image stays the caller's. */
 void sc_elf_free(sc_elf_info *info);
 /* Maps path inside root and parses it. Returns 0 or a negative errno with err filled. */

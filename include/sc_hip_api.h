@@ -19,6 +19,7 @@ enum {
     SC_HIP_ERR_NO_DEVICE = 100,
     SC_HIP_ERR_INVALID_DEVICE = 101,
     SC_HIP_ERR_NO_BINARY_FOR_GPU = 209,
+    SC_HIP_ERR_RUNTIME_MEMORY = 1052, /* hipErrorRuntimeMemory: out of memory inside the runtime */
 };
 
 /* hipMemcpyKind */

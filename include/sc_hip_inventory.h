@@ -68,6 +68,8 @@ int sc_hip_parse_hip_version_file(const char *text, char *buf, size_t size);
 void sc_hip_inventory_installs(const sc_root *root, const sc_hip_env *env, sc_hip_inventory *inv);
 /* The install whose root contains path (a real path), or NULL. */
 const sc_hip_install *sc_hip_inventory_install_of(const sc_hip_inventory *inv, const char *path);
+/* True when one of the installs is a DTK (its runtime names are then tried first). */
+bool sc_hip_inventory_has_dtk(const sc_hip_inventory *inv);
 
 /* The HIP runtime names, in the order the probe tries them: DTK's libgalaxyhip first when
  * prefer_dtk, else upstream's libamdhip64 first. NULL-terminated. */
@@ -76,6 +78,9 @@ const char *const *sc_hip_runtime_names(bool prefer_dtk);
  * the ld.so.cache), then the default directories; fills pick. Returns true when found. */
 bool sc_hip_loader_find(const sc_root *root, const char *ld_library_path, const char *name,
                         sc_hip_pick *pick);
+/* Fills inv->pick with the first runtime name (in sc_hip_runtime_names order) the loader would
+ * find; inv->pick.found says whether one was. */
+void sc_hip_inventory_pick(const sc_root *root, const char *ld_library_path, sc_hip_inventory *inv);
 
 /* The distinct ROCm/DTK roots that LD_LIBRARY_PATH's directories belong to, joined as
  * "root (dir), root (dir)" in buf; returns how many distinct roots. */

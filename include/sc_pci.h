@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sc_sysroot.h"
 #include "sc_types.h"
@@ -42,6 +43,13 @@ int sc_pci_scan(const sc_root *root, sc_pci_list *list, sc_error *err);
 void sc_pci_list_free(sc_pci_list *list);
 /* Parses "DDDD:BB:DD.F" (hex, domain optional); false when malformed or out of range. */
 bool sc_pci_parse_address(const char *s, sc_pci_addr *out);
+/* Formats a as "dddd:bb:dd.f" (lower case, the sysfs spelling); false when buf is too small. */
+bool sc_pci_format_address(const sc_pci_addr *a, char *buf, size_t size);
+/* Adds key = id as a hex string of at least four digits ("0x1002") to o. */
+void sc_pci_add_hex_id(cJSON *o, const char *key, uint64_t id);
+/* The last component of the target of a sysfs link (a bound driver's name, a device's PCI
+ * address), pointing into buf; NULL when path is not a readable link. */
+const char *sc_sysfs_link_name(const sc_root *root, const char *path, char *buf, size_t size);
 /* True for the classes accelerators report: display 0x03xx, co-processor 0x0b40, processing
  * accelerator 0x12xx. */
 bool sc_pci_class_is_accelerator(unsigned class_code);

@@ -13,20 +13,20 @@
 #include "sc_types.h"
 
 typedef struct {
-    char executable[PATH_MAX];  /* absolute path of the interpreter */
-    char version[32];           /* "3.11.7" */
-    char prefix[PATH_MAX];      /* sys.prefix (the venv's when in one) */
-    char base_prefix[PATH_MAX]; /* sys.base_prefix */
-    char libpython[PATH_MAX];   /* the shared libpython to embed; "" when there is none */
+    char executable[PATH_MAX];       /* absolute path of the interpreter */
+    char version[32];                /* "3.11.7" */
+    char prefix[PATH_MAX];           /* sys.prefix (the venv's when in one) */
+    char base_prefix[PATH_MAX];      /* sys.base_prefix */
+    char libpython[PATH_MAX];        /* the shared libpython to embed; "" when there is none */
     char site_packages[8][PATH_MAX]; /* the interpreter's site directories, in order */
     int site_count;
     /* Added for the framework layer: what the interpreter said about its build. */
-    char ldversion[16];         /* sysconfig LDVERSION: "3.11", "3.7m" */
-    char libdir[PATH_MAX];      /* sysconfig LIBDIR (the base install's, also in a venv) */
-    char instsoname[128];       /* sysconfig INSTSONAME: "libpython3.11.so.1.0" */
-    char ldlibrary[128];        /* sysconfig LDLIBRARY: "libpython3.11.so" or ".a" */
-    bool enable_shared;         /* sysconfig Py_ENABLE_SHARED */
-    char no_libpython[256];     /* why libpython is "" (subprocess mode), else "" */
+    char ldversion[16];     /* sysconfig LDVERSION: "3.11", "3.7m" */
+    char libdir[PATH_MAX];  /* sysconfig LIBDIR (the base install's, also in a venv) */
+    char instsoname[128];   /* sysconfig INSTSONAME: "libpython3.11.so.1.0" */
+    char ldlibrary[128];    /* sysconfig LDLIBRARY: "libpython3.11.so" or ".a" */
+    bool enable_shared;     /* sysconfig Py_ENABLE_SHARED */
+    char no_libpython[256]; /* why libpython is "" (subprocess mode), else "" */
 } sc_python_info;
 
 /* Locates python (a path, a name on PATH, or NULL for "python3") and fills info.
@@ -62,8 +62,8 @@ bool sc_pkg_metadata_version(const char *text, size_t len, char *buf, size_t siz
 /* Finds the installed distribution `project` (normalised: case, '-', '.' and '_' alike) in the
  * site directory dir under root, from its *.dist-info/METADATA or *.egg-info (PKG-INFO), never
  * importing it. Fills version and meta_path (the metadata file); returns 0 or -ENOENT. */
-int sc_python_dist_version(const sc_root *root, const char *dir, const char *project,
-                           char *version, size_t vsize, char *meta_path, size_t psize);
+int sc_python_dist_version(const sc_root *root, const char *dir, const char *project, char *version,
+                           size_t vsize, char *meta_path, size_t psize);
 /* Looks for other Python installations under root that have `project` installed (Debian's
  * dist-packages, /usr/local, pyenv versions, conda and its envs), by metadata only, skipping the
  * site directories in skip (NULL-terminated). Appends {python, site, version} objects to out. */

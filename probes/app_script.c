@@ -108,8 +108,10 @@ static int prepare(const sc_ctx *ctx, script_job *job, sc_error *err)
     if (access(job->script, R_OK) < 0)
         return sc_error_set(err, -errno, "cannot read --app-script %s: %s", job->script,
                             strerror(errno));
-    snprintf(job->repeat, sizeof job->repeat, "%d", ctx->opt->app_repeat > 0 ? ctx->opt->app_repeat : 1);
-    if (!sc_fmt(job->dir, sizeof job->dir, "%s/stackcheck-app-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp"))
+    snprintf(job->repeat, sizeof job->repeat, "%d",
+             ctx->opt->app_repeat > 0 ? ctx->opt->app_repeat : 1);
+    if (!sc_fmt(job->dir, sizeof job->dir, "%s/stackcheck-app-XXXXXX",
+                tmp && tmp[0] == '/' ? tmp : "/tmp"))
         return sc_error_set(err, -ENAMETOOLONG, "TMPDIR is too long");
     if (!mkdtemp(job->dir))
         return sc_error_set(err, -errno, "mkdtemp %s: %s", job->dir, strerror(errno));
@@ -150,8 +152,7 @@ static void check_memory(sc_result *res, const cJSON *runs)
     const char *source = NULL;
     cJSON *mem = cJSON_AddObjectToObject(res->facts, "memory"), *list = cJSON_CreateArray();
     const cJSON *run;
-    cJSON_ArrayForEach(run, runs)
-    {
+    cJSON_ArrayForEach (run, runs) {
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(run, "memory");
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "value");
         if (!cJSON_IsNumber(v) || n >= 512)
@@ -168,8 +169,8 @@ static void check_memory(sc_result *res, const cJSON *runs)
                "look for state kept across steps (caches, lists of tensors, graphs kept by "
                "requires_grad outputs); compare with more repetitions (--app-repeat)",
                "memory (%s) rose after every repetition: %.1f MiB after the first, %.1f MiB after "
-               "the last of %d", source ? source : "?", values[0] / 1048576.0,
-               values[n - 1] / 1048576.0, n);
+               "the last of %d",
+               source ? source : "?", values[0] / 1048576.0, values[n - 1] / 1048576.0, n);
 }
 
 static void check_numerics(sc_result *res, const cJSON *numerics)
@@ -185,14 +186,16 @@ static void check_numerics(sc_result *res, const cJSON *numerics)
                      (cJSON_IsNumber(in_inf) && in_inf->valuedouble > 0);
     const cJSON *nan = cJSON_GetObjectItemCaseSensitive(first, "nan");
     const cJSON *inf = cJSON_GetObjectItemCaseSensitive(first, "inf");
-    sc_finding(res, "app.first-nonfinite-module", SC_SEV_ERROR,
-               "inspect that module's weights and inputs (facts.numerics.modules has each module's "
-               "statistics); compare with a snapshot from a machine where it works: stackcheck diff",
-               "module '%s' (%s) is the first to produce non-finite values in the forward of '%s': "
-               "%.0f NaN, %.0f Inf%s", module, str_of(first, "type") ? str_of(first, "type") : "?",
-               str_of(numerics, "name") ? str_of(numerics, "name") : "model",
-               cJSON_IsNumber(nan) ? nan->valuedouble : 0, cJSON_IsNumber(inf) ? inf->valuedouble : 0,
-               bad_input ? "; the input itself already held non-finite values" : "");
+    sc_finding(
+        res, "app.first-nonfinite-module", SC_SEV_ERROR,
+        "inspect that module's weights and inputs (facts.numerics.modules has each module's "
+        "statistics); compare with a snapshot from a machine where it works: stackcheck diff",
+        "module '%s' (%s) is the first to produce non-finite values in the forward of '%s': "
+        "%.0f NaN, %.0f Inf%s",
+        module, str_of(first, "type") ? str_of(first, "type") : "?",
+        str_of(numerics, "name") ? str_of(numerics, "name") : "model",
+        cJSON_IsNumber(nan) ? nan->valuedouble : 0, cJSON_IsNumber(inf) ? inf->valuedouble : 0,
+        bad_input ? "; the input itself already held non-finite values" : "");
 }
 
 static void check_failure(sc_result *res, const cJSON *r)
@@ -207,7 +210,9 @@ static void check_failure(sc_result *res, const cJSON *r)
                "fix the first failed stage: its output tail and the traceback are in facts.stages "
                "and facts.error",
                "the app script failed in stage '%s': %s", stage ? stage : "?",
-               last ? last + 2 : line[0] ? line : "(no error text)");
+               last      ? last + 2
+               : line[0] ? line
+                         : "(no error text)");
 }
 
 /* Takes the helper's result apart into facts and findings. */
@@ -253,22 +258,23 @@ static void report_abnormal(sc_result *res, const script_job *job, const sc_isol
         sc_finding(res, "app.timeout", SC_SEV_ERROR,
                    "find what the stage waits for; give the app more time with --timeout SECONDS",
                    "the app script did not finish within %.1f s, in stage '%s' of repetition %d; "
-                   "its interpreter was killed; last output: %s", deadline_s, stage, repetition,
-                   tail[0] ? tail : "(none)");
+                   "its interpreter was killed; last output: %s",
+                   deadline_s, stage, repetition, tail[0] ? tail : "(none)");
     else if (rep->outcome == SC_ISOLATE_CRASH)
         sc_finding(res, "app.crashed", SC_SEV_ERROR,
                    "run the stage alone under a debugger (gdb --args python3 FILE.py) or with "
                    "faulthandler (python3 -X faulthandler); check the layers below",
                    "the app script's interpreter was killed by %s in stage '%s' of repetition %d; "
-                   "last output: %s", sc_signal_name(rep->signal, name, sizeof name), stage,
-                   repetition, tail[0] ? tail : "(none)");
+                   "last output: %s",
+                   sc_signal_name(rep->signal, name, sizeof name), stage, repetition,
+                   tail[0] ? tail : "(none)");
     else
         sc_finding(res, "app.failed", SC_SEV_ERROR,
                    "something in the script ended the interpreter (os._exit, a fatal error); its "
                    "output tail is in facts.output_tail",
                    "the app script ended its interpreter in stage '%s' of repetition %d without a "
-                   "result (%s); last output: %s", stage, repetition, rep->detail,
-                   tail[0] ? tail : "(none)");
+                   "result (%s); last output: %s",
+                   stage, repetition, rep->detail, tail[0] ? tail : "(none)");
 }
 
 static void run_script(const sc_ctx *ctx, sc_result *res, const sc_python_info *info,

@@ -1,6 +1,6 @@
-/* Probe app.smoke: the user's own command (--app CMD) through /bin/sh -c, staged by the marker lines
- * it prints, run --app-repeat times with the first run kept apart from the steady state, and ended
- * by its own deadline shortly before the probe's, so a hang or a crash becomes a finding. */
+/* Probe app.smoke: the user's own command (--app CMD) through /bin/sh -c, staged by the marker
+ * lines it prints, run --app-repeat times with the first run kept apart from the steady state, and
+ * ended by its own deadline shortly before the probe's, so a hang or a crash becomes a finding. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,12 +44,14 @@ static void add_exit_facts(cJSON *facts, const sc_app_outcome *o)
         sc_fact_null(facts, "exit_code", "killed at the deadline");
         sc_fact_null(facts, "signal", "killed at the deadline");
     } else if (o->signal) {
-        sc_fact_null(facts, "exit_code", "killed by %s", sc_signal_name(o->signal, name, sizeof name));
+        sc_fact_null(facts, "exit_code", "killed by %s",
+                     sc_signal_name(o->signal, name, sizeof name));
         cJSON_AddStringToObject(facts, "signal", name);
     } else {
         cJSON_AddNumberToObject(facts, "exit_code", o->exit_code);
         if (signal_of(o))
-            cJSON_AddStringToObject(facts, "signal", sc_signal_name(signal_of(o), name, sizeof name));
+            cJSON_AddStringToObject(facts, "signal",
+                                    sc_signal_name(signal_of(o), name, sizeof name));
         else
             sc_fact_null(facts, "signal", "exited normally");
     }
@@ -66,11 +68,13 @@ static void add_findings(sc_result *res, const sc_app_parse *p, const sc_app_out
     const char *stage = sc_app_failed_stage(p);
     sc_app_stage_tail_line(p, last, tail, sizeof tail);
     if (o->timed_out)
-        sc_finding(res, "app.timeout", SC_SEV_ERROR,
-                   "find what the stage waits for (its output is in facts.stages); give the app more "
-                   "time with --timeout SECONDS",
-                   "the app did not finish within %.1f s, in stage '%s'; its processes were killed; "
-                   "last output: %s", deadline_s, stage, tail[0] ? tail : "(none)");
+        sc_finding(
+            res, "app.timeout", SC_SEV_ERROR,
+            "find what the stage waits for (its output is in facts.stages); give the app more "
+            "time with --timeout SECONDS",
+            "the app did not finish within %.1f s, in stage '%s'; its processes were killed; "
+            "last output: %s",
+            deadline_s, stage, tail[0] ? tail : "(none)");
     else if (signal_of(o))
         sc_finding(res, "app.crashed", SC_SEV_ERROR,
                    "run the stage alone under a debugger (gdb --args ...) or with core dumps "
@@ -163,6 +167,7 @@ const sc_probe sc_probe_app_smoke = {
     .isolated = true,
     .active = true,
     .timeout_s = APP_TIMEOUT_S,
-    .summary = "the user's command (--app CMD): stages from marker lines, exit status, output tails",
+    .summary =
+        "the user's command (--app CMD): stages from marker lines, exit status, output tails",
     .run = run,
 };

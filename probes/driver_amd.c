@@ -1,9 +1,7 @@
 /* driver.amd: AMD GPUs and Hygon DCUs behind the KFD. Reads PCI, the kernel module, the KFD
  * topology, the device nodes, DRM and the kernel log, all through the root, so it runs the same on
  * the live system and on a --sysroot image. Passive: it never opens a compute device. */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -118,13 +116,6 @@ static void add_prop(cJSON *o, const sc_kfd_props *props, const char *key, const
         sc_fact_null(o, name, "no %s in the node's properties", key);
 }
 
-static void add_hex_id(cJSON *o, const char *key, uint64_t v)
-{
-    char hex[24];
-    snprintf(hex, sizeof hex, "0x%04llx", (unsigned long long)v);
-    cJSON_AddStringToObject(o, key, hex);
-}
-
 static void add_gfx(cJSON *o, const sc_kfd_props *p)
 {
     uint64_t v;
@@ -180,11 +171,11 @@ static void add_vendor(cJSON *o, const sc_kfd_props *p, const sc_pci_device *pci
         have_vendor && vendor <= 0xffff ? sc_pci_vendor_name((unsigned)vendor) : NULL;
     sc_fact_str(o, "vendor", name, "vendor id unknown or not AMD/Hygon");
     if (have_vendor)
-        add_hex_id(o, "vendor_id", vendor);
+        sc_pci_add_hex_id(o, "vendor_id", vendor);
     else
         sc_fact_null(o, "vendor_id", "no vendor_id in the node's properties");
     if (have_device)
-        add_hex_id(o, "device_id", device);
+        sc_pci_add_hex_id(o, "device_id", device);
     else
         sc_fact_null(o, "device_id", "no device_id in the node's properties");
 }
@@ -350,8 +341,8 @@ static cJSON *node_json(const drv_state *st, const node_access *a)
     cJSON_AddStringToObject(o, "path", a->path);
     cJSON_AddBoolToObject(o, "exists", a->exists);
     if (!a->exists) {
-        const char *keys[] = {"readable", "writable", "owner", "group", "mode"};
-        for (size_t i = 0; i < 5; i++)
+        static const char *const keys[] = {"readable", "writable", "owner", "group", "mode"};
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
             sc_fact_null(o, keys[i], "%s does not exist", a->path);
         return o;
     }
@@ -420,14 +411,16 @@ static void missing_node_findings(drv_state *st, const node_access *kfd, const n
                    render_missing, st->gpu_nodes);
 }
 
-/* Checks /dev/kfd and the render node of every KFD GPU; facts.device_nodes and the findings. */
-static void check_device_nodes(drv_state *st)
+/* The render nodes of the KFD GPUs: how many exist, are missing or are denied, and the first
+ * missing and denied one as evidence. */
+typedef struct {
+    node_access missing, denied;
+    size_t n_missing, n_denied, n_present;
+} render_survey;
+
+static void survey_render_nodes(drv_state *st, cJSON *arr, render_survey *s)
 {
-    cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "device_nodes");
-    node_access kfd, render, missing = {0}, denied = {0};
-    size_t n_missing = 0, n_denied = 0, n_present = 0;
-    check_node(st, "/dev/kfd", &kfd);
-    cJSON_AddItemToArray(arr, node_json(st, &kfd));
+    node_access render;
     const cJSON *dev;
     cJSON_ArrayForEach (dev, cJSON_GetObjectItem(st->res->facts, "devices")) {
         const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(dev, "render_node"));
@@ -435,13 +428,24 @@ static void check_device_nodes(drv_state *st)
             continue;
         check_node(st, path, &render);
         cJSON_AddItemToArray(arr, node_json(st, &render));
-        n_present += render.exists;
-        if (!render.exists && n_missing++ == 0)
-            missing = render;
-        if (render.exists && !(render.readable && render.writable) && n_denied++ == 0)
-            denied = render;
+        s->n_present += render.exists;
+        if (!render.exists && s->n_missing++ == 0)
+            s->missing = render;
+        if (render.exists && !(render.readable && render.writable) && s->n_denied++ == 0)
+            s->denied = render;
     }
-    if (st->container && !kfd.exists && n_present == 0) {
+}
+
+/* Checks /dev/kfd and the render node of every KFD GPU; facts.device_nodes and the findings. */
+static void check_device_nodes(drv_state *st)
+{
+    cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "device_nodes");
+    node_access kfd;
+    render_survey s = {0};
+    check_node(st, "/dev/kfd", &kfd);
+    cJSON_AddItemToArray(arr, node_json(st, &kfd));
+    survey_render_nodes(st, arr, &s);
+    if (st->container && !kfd.exists && s.n_present == 0) {
         sc_finding(
             st->res, "amd.container-devices-not-mapped", SC_SEV_ERROR,
             "start the container with --device=/dev/kfd --device=/dev/dri --group-add video "
@@ -451,21 +455,20 @@ static void check_device_nodes(drv_state *st)
             st->gpu_nodes, st->container);
         return;
     }
-    missing_node_findings(st, &kfd, &missing, n_missing);
+    missing_node_findings(st, &kfd, &s.missing, s.n_missing);
     if (kfd.exists && !(kfd.readable && kfd.writable))
         permission_finding(st, "amd.kfd-permission", &kfd, 1);
-    if (n_denied)
-        permission_finding(st, "amd.render-permission", &denied, n_denied);
+    if (s.n_denied)
+        permission_finding(st, "amd.render-permission", &s.denied, s.n_denied);
 }
 
-static void scan_kernel_log(drv_state *st)
+/* Reads and scans the kernel log into r; false (reported) when it is not readable. */
+static bool read_kernel_log(drv_state *st, cJSON *kl, sc_kmsg_result *r, char *source, size_t size)
 {
-    cJSON *kl = cJSON_AddObjectToObject(st->res->facts, "kernel_log");
     sc_buf text;
     sc_buf_init(&text);
-    char source[64];
     sc_error err = {0};
-    int rc = sc_kmsg_read(st->ctx->root, &text, source, sizeof source, &err);
+    int rc = sc_kmsg_read(st->ctx->root, &text, source, size, &err);
     cJSON_AddStringToObject(kl, "source", source);
     cJSON_AddBoolToObject(kl, "readable", rc == 0);
     if (rc < 0) {
@@ -473,12 +476,20 @@ static void scan_kernel_log(drv_state *st)
         sc_finding(st->res, "amd.kernel-log-unreadable", SC_SEV_INFO,
                    "run as root (or with CAP_SYSLOG) to let stackcheck scan the kernel log",
                    "kernel log not readable: %s", err.message);
-        sc_buf_free(&text);
-        return;
+    } else {
+        sc_kmsg_scan(text.data, text.len, log_drivers, r);
     }
-    sc_kmsg_result r;
-    sc_kmsg_scan(text.data, text.len, log_drivers, &r);
     sc_buf_free(&text);
+    return rc == 0;
+}
+
+static void scan_kernel_log(drv_state *st)
+{
+    cJSON *kl = cJSON_AddObjectToObject(st->res->facts, "kernel_log");
+    char source[64];
+    sc_kmsg_result r;
+    if (!read_kernel_log(st, kl, &r, source, sizeof source))
+        return;
     cJSON_AddNumberToObject(kl, "lines", (double)r.lines);
     cJSON_AddNumberToObject(kl, "error_lines", (double)r.total);
     cJSON *errors = cJSON_AddArrayToObject(kl, "errors");
@@ -510,7 +521,7 @@ static void collect_drm(drv_state *st)
 static void skip_device_facts(drv_state *st, const char *why)
 {
     static const char *const keys[] = {"device_nodes", "drm", "kernel_log"};
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (!cJSON_HasObjectItem(st->res->facts, keys[i]))
             sc_fact_null(st->res->facts, keys[i], "%s", why);
 }

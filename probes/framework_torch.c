@@ -1,6 +1,7 @@
 /* framework.torch: PyTorch in the user's own interpreter. The passive part (which Python, torch's
  * version from its metadata) runs here, in the runner's process, so it survives an import that
- * crashes or hangs; the import runs in an isolated child with its own deadline (see docs/probes.md). */
+ * crashes or hangs; the import runs in an isolated child with its own deadline (see
+ * docs/probes.md). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,48 @@ static void add_metadata_facts(const sc_ctx *ctx, cJSON *facts, const sc_python_
 
 /* ---- active: the import in an isolated child ---- */
 
+/* True when an embedded run's import failed in a way the interpreter itself may not share: not a
+ * plain "torch is not installed". */
+static bool embedded_import_failed(const cJSON *result)
+{
+    const cJSON *err = cJSON_GetObjectItemCaseSensitive(result, "import_error");
+    const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(err, "type"));
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(err, "name"));
+    return err && !(type && strcmp(type, "ModuleNotFoundError") == 0 && name &&
+                    strcmp(name, "torch") == 0);
+}
+
+/* Embedding shares this process's own libraries (libdrm, libelf, zlib...) with torch, which the
+ * plain interpreter does not: an import that fails embedded is tried once more in a subprocess,
+ * and when that works, its answer is the user's truth and the embedded failure is recorded. */
+static void retry_in_subprocess(import_job *job, const char *const *argv, cJSON **result,
+                                const char **mode, cJSON *out)
+{
+    sc_python_info *plain = &job->info;
+    cJSON *again = NULL;
+    const char *again_mode = NULL;
+    sc_error err = {0};
+    char saved[PATH_MAX];
+    snprintf(saved, sizeof saved, "%s", plain->libpython);
+    plain->libpython[0] = '\0';
+    int rc = sc_python_run_in(plain, job->workdir, sc_py_framework_torch, argv, &again, &again_mode,
+                              &err);
+    snprintf(plain->libpython, sizeof plain->libpython, "%s", saved);
+    if (rc < 0 || !again || embedded_import_failed(again)) {
+        cJSON_Delete(again);
+        return;
+    }
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(*result, "import_error");
+    char why[1024];
+    snprintf(why, sizeof why, "import torch failed only when embedded (%s: %.800s)",
+             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "type")) ?: "?",
+             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message")) ?: "");
+    cJSON_AddStringToObject(out, "embed_error", why);
+    cJSON_Delete(*result);
+    *result = again;
+    *mode = again_mode;
+}
+
 static cJSON *import_child(void *arg)
 {
     import_job *job = arg;
@@ -90,15 +133,17 @@ static cJSON *import_child(void *arg)
     cJSON *result = NULL, *out = cJSON_CreateObject();
     const char *mode = NULL;
     sc_error err = {0};
-    int rc = sc_python_run_in(&job->info, job->workdir, sc_py_framework_torch, argv, &result,
-                              &mode, &err);
+    int rc = sc_python_run_in(&job->info, job->workdir, sc_py_framework_torch, argv, &result, &mode,
+                              &err);
     if (rc == -ENOEXEC || rc == -ENOSYS) {
         /* libpython would not load (wrong architecture, missing symbols): the interpreter can
          * still run the same code itself. */
         cJSON_AddStringToObject(out, "embed_error", err.message);
         job->info.libpython[0] = '\0';
-        rc = sc_python_run_in(&job->info, job->workdir, sc_py_framework_torch, argv, &result,
-                              &mode, &err);
+        rc = sc_python_run_in(&job->info, job->workdir, sc_py_framework_torch, argv, &result, &mode,
+                              &err);
+    } else if (rc == 0 && job->info.libpython[0] && embedded_import_failed(result)) {
+        retry_in_subprocess(job, argv, &result, &mode, out);
     }
     cJSON_AddStringToObject(out, "mode", mode ? mode : "?");
     if (rc < 0)
@@ -158,9 +203,10 @@ static cJSON *run_import(const sc_ctx *ctx, sc_result *res, const sc_python_info
     } else if (rep.outcome == SC_ISOLATE_TIMEOUT) {
         res->status = SC_STATUS_TIMEOUT;
         snprintf(res->reason, sizeof res->reason, "import torch timed out: %s", rep.detail);
-        sc_finding(res, "torch.import-hangs", SC_SEV_ERROR,
-                   "run `python3 -X faulthandler -c 'import torch'` and interrupt it to see the stack",
-                   "importing torch in %s did not finish within %.0f s", info->executable, timeout);
+        sc_finding(
+            res, "torch.import-hangs", SC_SEV_ERROR,
+            "run `python3 -X faulthandler -c 'import torch'` and interrupt it to see the stack",
+            "importing torch in %s did not finish within %.0f s", info->executable, timeout);
     } else if (rep.outcome == SC_ISOLATE_ERROR) {
         sc_result_error(res, "the import child failed: %s; output: %.300s", rep.detail,
                         rep.output_tail);
@@ -184,8 +230,7 @@ static const char *str_of(const cJSON *o, const char *key)
 static void classify_libraries(cJSON *libs)
 {
     cJSON *l;
-    cJSON_ArrayForEach(l, libs)
-    {
+    cJSON_ArrayForEach (l, libs) {
         const char *real = str_of(l, "realpath");
         if (!real)
             continue;
@@ -210,13 +255,22 @@ static bool runtime_installed(const sc_ctx *ctx, char *evidence, size_t size)
 {
     static const char *const dirs[] = {"/opt/dtk/lib", "/opt/rocm/lib", "/usr/lib/x86_64-linux-gnu",
                                        "/usr/lib64"};
-    static const char *const names[] = {"libgalaxyhip.so.5", "libamdhip64.so.6",
-                                        "libamdhip64.so.5", "libcuda.so.1"};
+    static const char *const names[] = {"libgalaxyhip.so.5", "libamdhip64.so.6", "libamdhip64.so.5",
+                                        "libcuda.so.1"};
     char path[PATH_MAX], real[PATH_MAX];
     const char *lib = runtime_hip_library(ctx);
     const char *version = str_of(member(sc_ctx_facts(ctx, "runtime.hip"), "runtime"), "version");
+    const cJSON *cuda = sc_ctx_facts(ctx, "runtime.cuda");
+    const char *cuda_lib = str_of(member(cuda, "driver_api"), "realpath");
+    if (!cuda_lib)
+        cuda_lib = str_of(member(cuda, "driver_library"), "realpath");
     if (lib) {
-        sc_fmt(evidence, size, "the runtime layer loaded HIP %s (%s)", version ? version : "?", lib);
+        sc_fmt(evidence, size, "the runtime layer loaded HIP %s (%s)", version ? version : "?",
+               lib);
+        return true;
+    }
+    if (cuda_lib) {
+        sc_fmt(evidence, size, "the runtime layer found the CUDA driver %s", cuda_lib);
         return true;
     }
     for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++)
@@ -233,8 +287,7 @@ static bool runtime_installed(const sc_ctx *ctx, char *evidence, size_t size)
 static const cJSON *mapped_runtime(const cJSON *libs)
 {
     const cJSON *l;
-    cJSON_ArrayForEach(l, libs)
-    {
+    cJSON_ArrayForEach (l, libs) {
         const char *name = str_of(l, "name");
         if (name && (sc_starts_with(name, "libamdhip64") || sc_starts_with(name, "libgalaxyhip")))
             return l;
@@ -268,8 +321,7 @@ static bool arch_covered(const char *arch, const cJSON *list)
     size_t base = strcspn(arch, ":");
     int dev_cc = sc_starts_with(arch, "sm_") ? atoi(arch + 3) : -1;
     const cJSON *a;
-    cJSON_ArrayForEach(a, list)
-    {
+    cJSON_ArrayForEach (a, list) {
         const char *s = cJSON_GetStringValue(a);
         if (!s)
             continue;
@@ -286,8 +338,7 @@ static void check_devices(sc_result *res, const cJSON *torch)
     const cJSON *list = member(torch, "arch_list"), *d;
     if (cJSON_GetArraySize(list) == 0)
         return;
-    cJSON_ArrayForEach(d, member(torch, "devices"))
-    {
+    cJSON_ArrayForEach (d, member(torch, "devices")) {
         const char *arch = str_of(d, "arch");
         if (arch && !arch_covered(arch, list)) {
             char *archs = cJSON_PrintUnformatted(list);
@@ -316,7 +367,7 @@ static void check_round_trip(sc_result *res, const cJSON *rt)
 }
 
 #define NO_DEVICE_HINT                                                                             \
-    "see the driver and runtime layers: the device is missing, hidden (HIP_VISIBLE_DEVICES, "       \
+    "see the driver and runtime layers: the device is missing, hidden (HIP_VISIBLE_DEVICES, "      \
     "CUDA_VISIBLE_DEVICES) or not accessible to this user"
 
 static void check_build(const sc_ctx *ctx, sc_result *res, const cJSON *torch)
@@ -331,18 +382,21 @@ static void check_build(const sc_ctx *ctx, sc_result *res, const cJSON *torch)
                        "install a ROCm (AMD) or DTK (Hygon DCU) build of torch, e.g. from "
                        "https://download.pytorch.org/whl/rocm6.2, or your vendor's DTK wheel",
                        "torch %s is a CPU-only build (torch.version.hip and .cuda are None) but "
-                       "a GPU runtime is present: %s", version, evidence);
+                       "a GPU runtime is present: %s",
+                       version, evidence);
         return;
     }
     const char *avail = cJSON_IsTrue(member(torch, "is_available")) ? "true" : "false";
     if (!(count > 0) && hip)
-        sc_finding(res, "torch.hip-build-no-device", SC_SEV_ERROR, NO_DEVICE_HINT,
-                   "torch %s is a HIP %s build but torch.cuda.device_count() is 0 (is_available %s)",
-                   version, hip, avail);
+        sc_finding(
+            res, "torch.hip-build-no-device", SC_SEV_ERROR, NO_DEVICE_HINT,
+            "torch %s is a HIP %s build but torch.cuda.device_count() is 0 (is_available %s)",
+            version, hip, avail);
     else if (!(count > 0))
         sc_finding(res, "torch.cuda-build-no-device", SC_SEV_ERROR, NO_DEVICE_HINT,
                    "torch %s is a CUDA %s build but torch.cuda.device_count() is 0 (is_available "
-                   "%s)", version, cuda, avail);
+                   "%s)",
+                   version, cuda, avail);
     check_runtime_mismatch(ctx, res, torch);
     check_devices(res, torch);
 }
@@ -353,8 +407,7 @@ static void check_build(const sc_ctx *ctx, sc_result *res, const cJSON *torch)
 static const char *decisive_finding(const cJSON *analysis, const char *subject)
 {
     const cJSON *f, *first = NULL;
-    cJSON_ArrayForEach(f, member(analysis, "findings"))
-    {
+    cJSON_ArrayForEach (f, member(analysis, "findings")) {
         const char *msg = str_of(f, "message");
         if (!msg || strcmp(str_of(f, "severity") ? str_of(f, "severity") : "", "error") != 0)
             continue;
@@ -372,8 +425,8 @@ static void analyse_loader_error(const sc_ctx *ctx, cJSON *err_obj, sc_buf *summ
 {
     char file[PATH_MAX], kind[32], subject[512];
     const char *msg = str_of(err_obj, "message");
-    if (!msg || !sc_loader_error_parse(msg, file, sizeof file, kind, sizeof kind, subject,
-                                       sizeof subject))
+    if (!msg ||
+        !sc_loader_error_parse(msg, file, sizeof file, kind, sizeof kind, subject, sizeof subject))
         return;
     if (!file[0] && str_of(err_obj, "path") && str_of(err_obj, "path")[0] == '/')
         sc_fmt(file, sizeof file, "%s", str_of(err_obj, "path"));
@@ -420,9 +473,9 @@ static void report_not_installed(const sc_ctx *ctx, sc_result *res, const sc_pyt
         sc_fmt(hint, sizeof hint, "install a ROCm/DTK (or CUDA) build of torch for %s",
                info->executable);
     sc_finding(res, "torch.not-installed", SC_SEV_ERROR, hint,
-               "torch is not installed for %s (Python %s)%s%s%s%s", info->executable,
-               info->version, first ? "; " : "", first ? str_of(first, "python") : "",
-               first ? " has torch " : "", first ? str_of(first, "version") : "");
+               "torch is not installed for %s (Python %s)%s%s%s%s", info->executable, info->version,
+               first ? "; " : "", first ? str_of(first, "python") : "", first ? " has torch " : "",
+               first ? str_of(first, "version") : "");
 }
 
 /* First line of s, at most 300 characters, into buf. */
@@ -459,8 +512,7 @@ static void report_import_failed(const sc_ctx *ctx, sc_result *res, cJSON *err_o
 static void check_imports(const sc_ctx *ctx, sc_result *res, cJSON *imports)
 {
     cJSON *m;
-    cJSON_ArrayForEach(m, imports)
-    {
+    cJSON_ArrayForEach (m, imports) {
         classify_libraries(cJSON_GetObjectItemCaseSensitive(m, "native_libraries"));
         cJSON *err = cJSON_GetObjectItemCaseSensitive(m, "error");
         if (err)
@@ -517,33 +569,57 @@ static void check_result(const sc_ctx *ctx, sc_result *res, const sc_python_info
     check_imports(ctx, res, take(result, res, "imports"));
 }
 
-static void run(const sc_ctx *ctx, sc_result *res)
+/* The passive part: the interpreter's facts and torch's metadata (offline: the installations
+ * found in the root). Returns info (caller frees) when the interpreter answered, else NULL with
+ * facts.python null and err filled. */
+static sc_python_info *collect_passive(const sc_ctx *ctx, sc_result *res, sc_error *err)
 {
     if (ctx->offline) {
         cJSON *found = cJSON_AddArrayToObject(res->facts, "installations");
         if (found)
             sc_python_find_elsewhere(ctx->root, "torch", NULL, found);
         sc_fact_null(res->facts, "python", "offline (--sysroot): the interpreter is not run");
-        return;
+        return NULL;
     }
     sc_python_info *info = malloc(sizeof *info);
-    sc_error err = {0};
     if (!info) {
-        sc_result_error(res, "out of memory");
-        return;
+        sc_error_set(err, -ENOMEM, "out of memory");
+        return NULL;
     }
-    if (sc_python_locate(ctx->opt->python, info, &err) < 0) {
-        sc_finding(res, "torch.python-not-found", SC_SEV_ERROR,
-                   "pass the interpreter you use with --python PATH", "%s", err.message);
-        sc_fact_null(res->facts, "python", "%s", err.message);
+    if (sc_python_locate(ctx->opt->python, info, err) < 0) {
+        sc_fact_null(res->facts, "python", "%s", err->message);
         free(info);
-        return;
+        return NULL;
     }
     add_python_facts(res->facts, info);
     add_metadata_facts(ctx, res->facts, info);
+    return info;
+}
+
+/* Called by the runner instead of run when the layers below failed: the snapshot still gets the
+ * interpreter and torch's version from metadata. It runs the interpreter (without importing
+ * anything but os and sysconfig) and reads files; it loads nothing into this process. */
+static void inventory(const sc_ctx *ctx, sc_result *res)
+{
+    sc_error err = {0};
+    free(collect_passive(ctx, res, &err));
+}
+
+static void run(const sc_ctx *ctx, sc_result *res)
+{
+    sc_error err = {0};
+    sc_python_info *info = collect_passive(ctx, res, &err);
+    if (!info) {
+        if (!ctx->offline && err.code == -ENOMEM)
+            sc_result_error(res, "out of memory");
+        else if (!ctx->offline)
+            sc_finding(res, "torch.python-not-found", SC_SEV_ERROR,
+                       "pass the interpreter you use with --python PATH", "%s", err.message);
+        return;
+    }
     /* torch has needed Python 3 since 1.5; the probe code uses 3.6 features. */
     cJSON *child = NULL;
-    if (info->version[0] < '3' || strlen(info->version) == 0)
+    if (info->version[0] < '3')
         sc_result_error(res, "%s is Python %s; the framework probe needs Python 3.6 or newer",
                         info->executable, info->version);
     else
@@ -564,6 +640,8 @@ const sc_probe sc_probe_framework_torch = {
     .isolated = false,
     .active = false,
     .timeout_s = DEFAULT_TIMEOUT_S,
-    .summary = "PyTorch in the user's Python: build (HIP/CUDA/CPU), devices, round trip, loaded runtime",
+    .summary =
+        "PyTorch in the user's Python: build (HIP/CUDA/CPU), devices, round trip, loaded runtime",
     .run = run,
+    .inventory = inventory,
 };

@@ -5,7 +5,9 @@
 #include "sc_probe.h"
 
 extern const sc_probe sc_probe_driver_amd;
+extern const sc_probe sc_probe_driver_nvidia;
 extern const sc_probe sc_probe_runtime_hip;
+extern const sc_probe sc_probe_runtime_cuda;
 extern const sc_probe sc_probe_libraries_hip;
 extern const sc_probe sc_probe_libraries_torch;
 extern const sc_probe sc_probe_libraries_ext;

@@ -1,6 +1,7 @@
-/* Runs the app's shell command with a deadline: output streamed into the stage parser, the command's
- * whole process tree killed at the deadline, and whatever it leaves behind (background children,
- * children holding its output open) killed once it exits, so the caller never waits on them. */
+/* Runs the app's shell command with a deadline: output streamed into the stage parser, the
+ * command's whole process tree killed at the deadline, and whatever it leaves behind (background
+ * children, children holding its output open) killed once it exits, so the caller never waits on
+ * them. */
 #include "sc_app.h"
 
 #include <dirent.h>
@@ -128,7 +129,8 @@ typedef struct {
 /* Reads what is there on the open pipes (a bounded amount per call), waiting at most wait_ms. */
 static void pump_round(pump *pm, int wait_ms)
 {
-    struct pollfd pfd[2] = {{.fd = pm->fd[0], .events = POLLIN}, {.fd = pm->fd[1], .events = POLLIN}};
+    struct pollfd pfd[2] = {{.fd = pm->fd[0], .events = POLLIN},
+                            {.fd = pm->fd[1], .events = POLLIN}};
     if (pm->fd[0] < 0 && pm->fd[1] < 0) {
         poll(NULL, 0, wait_ms);
         return;
@@ -211,7 +213,7 @@ int sc_app_exec(const char *cmd, double deadline_ms, const sc_root *root, bool i
     if (rc < 0)
         return sc_error_set(err, rc, "cannot create pipes: %s", strerror(-rc));
     bool own_group = !in_my_group || getpgrp() != getpid();
-    prctl(PR_SET_CHILD_SUBREAPER, 1);     /* what the app orphans comes back to us to be killed */
+    prctl(PR_SET_CHILD_SUBREAPER, 1); /* what the app orphans comes back to us to be killed */
     double start = sc_now_ms();
     fflush(NULL);
     pid_t pid = fork();

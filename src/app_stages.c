@@ -179,8 +179,8 @@ static size_t feed_maybe(sc_app_parse *p, const char *data, size_t n, double now
             p->line_state = LS_START;
             return i + 1;
         }
-        bool mismatch = p->line_len < PREFIX_LEN ? c != PREFIX[p->line_len]
-                                                 : p->line_len >= sizeof p->line;
+        bool mismatch =
+            p->line_len < PREFIX_LEN ? c != PREFIX[p->line_len] : p->line_len >= sizeof p->line;
         if (mismatch) {
             emit(p, p->line, p->line_len);
             p->line_len = 0;
@@ -336,7 +336,8 @@ cJSON *sc_app_stages_json(const sc_app_parse *p, bool run_ok)
             break;
         cJSON_AddStringToObject(o, "name", s->name);
         cJSON_AddStringToObject(o, "status", i == last && !run_ok ? "fail" : "pass");
-        cJSON_AddNumberToObject(o, "duration_ms", (double)(long long)((s->end_ms - s->start_ms) * 1000) / 1000);
+        cJSON_AddNumberToObject(o, "duration_ms",
+                                (double)(long long)((s->end_ms - s->start_ms) * 1000) / 1000);
         cJSON_AddNumberToObject(o, "output_bytes", (double)s->slice.total);
         cJSON_AddItemToObject(o, "output_tail", tail_json(&s->slice));
         cJSON_AddItemToObject(o, "metrics", stage_metrics_json(p, i));

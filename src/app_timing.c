@@ -49,8 +49,9 @@ double sc_app_deadline_s(double probe_s)
 /* One run's duration: the whole run (stage NULL) or one stage's; negative when absent. */
 static double run_value(const cJSON *run, const char *stage)
 {
-    const cJSON *v = stage ? cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(run, "stages"), stage)
-                           : cJSON_GetObjectItem(run, "duration_ms");
+    const cJSON *v =
+        stage ? cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(run, "stages"), stage)
+              : cJSON_GetObjectItem(run, "duration_ms");
     return cJSON_IsNumber(v) ? v->valuedouble : -1;
 }
 
@@ -61,8 +62,7 @@ static void add_split(cJSON *obj, const cJSON *runs, const char *stage)
     double first = -1;
     const cJSON *run;
     int index = 0;
-    cJSON_ArrayForEach(run, runs)
-    {
+    cJSON_ArrayForEach (run, runs) {
         double v = run_value(run, stage);
         if (index++ == 0)
             first = v;
@@ -86,10 +86,8 @@ static cJSON *stage_names(const cJSON *runs)
 {
     cJSON *names = cJSON_CreateObject();
     const cJSON *run, *s;
-    cJSON_ArrayForEach(run, runs)
-    {
-        cJSON_ArrayForEach(s, cJSON_GetObjectItem(run, "stages"))
-        {
+    cJSON_ArrayForEach (run, runs) {
+        cJSON_ArrayForEach (s, cJSON_GetObjectItem(run, "stages")) {
             if (names && s->string && !cJSON_GetObjectItemCaseSensitive(names, s->string))
                 cJSON_AddTrueToObject(names, s->string);
         }
@@ -107,8 +105,7 @@ cJSON *sc_app_timing_json(const cJSON *runs)
     }
     add_split(t, runs, NULL);
     const cJSON *name;
-    cJSON_ArrayForEach(name, names)
-    {
+    cJSON_ArrayForEach (name, names) {
         cJSON *s = cJSON_CreateObject();
         if (!s)
             break;

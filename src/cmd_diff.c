@@ -19,10 +19,12 @@ static const char diff_usage[] =
     "Usage: stackcheck diff A.json B.json [--json FILE] [--rtol R] [--atol A]\n"
     "Compares two snapshots: OS, kernel, driver, firmware, runtime, installs and torch versions,\n"
     "devices, library roots, findings added and resolved, timings as ratios, and the first module\n"
-    "whose numerics differ beyond tolerance (|a-b| > atol + rtol*max(|a|,|b|); defaults 1e-3, 1e-5).\n"
+    "whose numerics differ beyond tolerance (|a-b| > atol + rtol*max(|a|,|b|); defaults 1e-3, "
+    "1e-5).\n"
     "  --json FILE   write the comparison as JSON (- for standard output; the text then goes to\n"
     "                standard error)\n"
-    "Exit status: 0 nothing that matters differs, 1 something does, 2 usage error or unreadable input.\n";
+    "Exit status: 0 nothing that matters differs, 1 something does, 2 usage error or unreadable "
+    "input.\n";
 
 static void print_value(FILE *out, const cJSON *v)
 {
@@ -55,8 +57,7 @@ static void print_changes(FILE *out, const cJSON *diff)
 {
     const cJSON *c;
     int n = 0;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItem(diff, "changes"))
-    {
+    cJSON_ArrayForEach (c, cJSON_GetObjectItem(diff, "changes")) {
         if (n++ == 0)
             fputs("\nChanged:\n", out);
         fprintf(out, "  [%s] ", str(c, "area"));
@@ -73,8 +74,7 @@ static void print_findings(FILE *out, const cJSON *list, const char *title, char
 {
     const cJSON *f;
     int n = 0;
-    cJSON_ArrayForEach(f, list)
-    {
+    cJSON_ArrayForEach (f, list) {
         if (n++ == 0)
             fprintf(out, "\n%s:\n", title);
         fprintf(out, "  %c ", mark);
@@ -91,8 +91,7 @@ static void print_numerics(FILE *out, const cJSON *list)
 {
     const cJSON *n;
     int count = 0;
-    cJSON_ArrayForEach(n, list)
-    {
+    cJSON_ArrayForEach (n, list) {
         if (count++ == 0)
             fputs("\nNumerics:\n", out);
         const cJSON *first = cJSON_GetObjectItem(n, "first_divergent");
@@ -112,9 +111,10 @@ static void print_numerics(FILE *out, const cJSON *list)
             fprintf(out, "': all %d modules agree",
                     (int)cJSON_GetNumberValue(cJSON_GetObjectItem(n, "compared")));
         }
-        fprintf(out, " (rtol %g, atol %g)%s\n", cJSON_GetNumberValue(cJSON_GetObjectItem(n, "rtol")),
-                cJSON_GetNumberValue(cJSON_GetObjectItem(n, "atol")),
-                cJSON_IsTrue(cJSON_GetObjectItem(n, "input_differs")) ? "; the inputs differ too" : "");
+        fprintf(
+            out, " (rtol %g, atol %g)%s\n", cJSON_GetNumberValue(cJSON_GetObjectItem(n, "rtol")),
+            cJSON_GetNumberValue(cJSON_GetObjectItem(n, "atol")),
+            cJSON_IsTrue(cJSON_GetObjectItem(n, "input_differs")) ? "; the inputs differ too" : "");
     }
 }
 
@@ -122,8 +122,7 @@ static void print_timings(FILE *out, const cJSON *list)
 {
     const cJSON *t;
     int shown = 0, total = cJSON_GetArraySize(list);
-    cJSON_ArrayForEach(t, list)
-    {
+    cJSON_ArrayForEach (t, list) {
         double a = cJSON_GetNumberValue(cJSON_GetObjectItem(t, "a_ms"));
         double b = cJSON_GetNumberValue(cJSON_GetObjectItem(t, "b_ms"));
         const cJSON *ratio = cJSON_GetObjectItem(t, "ratio");

@@ -21,7 +21,8 @@ void sc_diff_options_init(sc_diff_options *opt)
 int sc_diff_check_snapshot(const cJSON *json, const char *label, sc_error *err)
 {
     if (!cJSON_IsObject(json))
-        return sc_error_set(err, -EINVAL, "%s is not a stackcheck snapshot (not a JSON object)", label);
+        return sc_error_set(err, -EINVAL, "%s is not a stackcheck snapshot (not a JSON object)",
+                            label);
     const char *schema = cJSON_GetStringValue(sc_diff_get(json, "schema"));
     if (!schema)
         return sc_error_set(err, -EINVAL, "%s is not a stackcheck snapshot (no \"schema\" field)",
@@ -32,7 +33,8 @@ int sc_diff_check_snapshot(const cJSON *json, const char *label, sc_error *err)
                             "(use the stackcheck version that wrote it)",
                             label, schema, SC_SNAPSHOT_SCHEMA);
     if (!cJSON_IsArray(sc_diff_get(json, "layers")))
-        return sc_error_set(err, -EINVAL, "%s is not a complete snapshot (no \"layers\" array)", label);
+        return sc_error_set(err, -EINVAL, "%s is not a complete snapshot (no \"layers\" array)",
+                            label);
     return 0;
 }
 
@@ -59,13 +61,11 @@ const cJSON *sc_diff_path(const cJSON *obj, const char *path)
 const cJSON *sc_diff_probe(const cJSON *snapshot, const char *id)
 {
     const cJSON *layer, *probe;
-    cJSON_ArrayForEach(layer, sc_diff_get(snapshot, "layers"))
-    {
+    cJSON_ArrayForEach (layer, sc_diff_get(snapshot, "layers")) {
         const cJSON *probes = sc_diff_get(layer, "probes");
         if (!cJSON_IsArray(probes))
             continue;
-        cJSON_ArrayForEach(probe, probes)
-        {
+        cJSON_ArrayForEach (probe, probes) {
             const char *pid = cJSON_GetStringValue(sc_diff_get(probe, "id"));
             if (pid && strcmp(pid, id) == 0)
                 return probe;
@@ -101,13 +101,11 @@ static bool same_json(const cJSON *a, const cJSON *b)
 static void each_probe(const cJSON *snap, void (*fn)(const cJSON *probe, void *arg), void *arg)
 {
     const cJSON *layer, *probe;
-    cJSON_ArrayForEach(layer, sc_diff_get(snap, "layers"))
-    {
+    cJSON_ArrayForEach (layer, sc_diff_get(snap, "layers")) {
         const cJSON *probes = sc_diff_get(layer, "probes");
         if (!cJSON_IsArray(probes))
             continue;
-        cJSON_ArrayForEach(probe, probes)
-        {
+        cJSON_ArrayForEach (probe, probes) {
             if (cJSON_GetStringValue(sc_diff_get(probe, "id")))
                 fn(probe, arg);
         }
@@ -156,8 +154,7 @@ typedef struct {
 static bool has_finding(const cJSON *snap, const char *probe_id, const char *finding_id)
 {
     const cJSON *f;
-    cJSON_ArrayForEach(f, sc_diff_get(sc_diff_probe(snap, probe_id), "findings"))
-    {
+    cJSON_ArrayForEach (f, sc_diff_get(sc_diff_probe(snap, probe_id), "findings")) {
         const char *id = cJSON_GetStringValue(sc_diff_get(f, "id"));
         if (id && strcmp(id, finding_id) == 0)
             return true;
@@ -172,8 +169,7 @@ static void findings_missing_in_other(const cJSON *probe, void *arg)
     const cJSON *findings = sc_diff_get(probe, "findings"), *f;
     if (!cJSON_IsArray(findings))
         return;
-    cJSON_ArrayForEach(f, findings)
-    {
+    cJSON_ArrayForEach (f, findings) {
         const char *id = cJSON_GetStringValue(sc_diff_get(f, "id"));
         if (!id || has_finding(job->other, pid, id))
             continue;
@@ -223,8 +219,7 @@ static void walk_timings(cJSON *list, const char *probe, const cJSON *a, const c
                          const char *prefix, int depth)
 {
     const cJSON *item;
-    cJSON_ArrayForEach(item, a)
-    {
+    cJSON_ArrayForEach (item, a) {
         if (!item->string || depth > WALK_DEPTH)
             continue;
         const cJSON *other = sc_diff_get(b, item->string);
@@ -242,12 +237,10 @@ static void walk_timings(cJSON *list, const char *probe, const cJSON *a, const c
 static void stage_timings(cJSON *list, const char *probe, const cJSON *fa, const cJSON *fb)
 {
     const cJSON *sa, *sb;
-    cJSON_ArrayForEach(sa, sc_diff_get(fa, "stages"))
-    {
+    cJSON_ArrayForEach (sa, sc_diff_get(fa, "stages")) {
         const char *name = cJSON_GetStringValue(sc_diff_get(sa, "name"));
         const cJSON *da = sc_diff_get(sa, "duration_ms");
-        cJSON_ArrayForEach(sb, sc_diff_get(fb, "stages"))
-        {
+        cJSON_ArrayForEach (sb, sc_diff_get(fb, "stages")) {
             const char *nb = cJSON_GetStringValue(sc_diff_get(sb, "name"));
             const cJSON *db = sc_diff_get(sb, "duration_ms");
             if (!name || !nb || strcmp(name, nb) != 0 || !cJSON_IsNumber(da) || !cJSON_IsNumber(db))
@@ -287,9 +280,10 @@ static cJSON *side_json(const cJSON *snap)
     cJSON *o = cJSON_CreateObject();
     const cJSON *created = sc_diff_get(snap, "created");
     const cJSON *host = sc_diff_path(snap, "host.os.pretty_name");
-    cJSON_AddItemToObject(o, "created", cJSON_IsString(created) ? cJSON_Duplicate(created, 0)
-                                                                 : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "os", cJSON_IsString(host) ? cJSON_Duplicate(host, 0) : cJSON_CreateNull());
+    cJSON_AddItemToObject(
+        o, "created", cJSON_IsString(created) ? cJSON_Duplicate(created, 0) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "os",
+                          cJSON_IsString(host) ? cJSON_Duplicate(host, 0) : cJSON_CreateNull());
     return o;
 }
 

@@ -35,6 +35,7 @@ static const known_fact known[] = {
     {"runtime.hip", "runtime_library.realpath", "runtime"},
     {"runtime.hip", "device_count", "runtime"},
     {"runtime.hip", "links", "runtime"},
+    {"libraries.hip", "library", "libraries"},
     {"framework.torch", "python.version", "framework"},
     {"framework.torch", "python.executable", "framework"},
     {"framework.torch", "torch/version", "framework"},
@@ -137,8 +138,8 @@ static void visit(sc_diff_acc *acc, const char *probe, const char *key, const cJ
     snprintf(path, sizeof path, "%s%s%.100s", prefix, prefix[0] ? "." : "", key);
     if (cJSON_IsObject(va) || cJSON_IsObject(vb)) {
         if (depth < WALK_DEPTH)
-            walk_versions(acc, probe, cJSON_IsObject(va) ? va : NULL, cJSON_IsObject(vb) ? vb : NULL,
-                          path, depth + 1);
+            walk_versions(acc, probe, cJSON_IsObject(va) ? va : NULL,
+                          cJSON_IsObject(vb) ? vb : NULL, path, depth + 1);
         return;
     }
     if (cJSON_IsArray(va) || cJSON_IsArray(vb) || !names_version(key) || is_known(probe, path))
@@ -152,13 +153,11 @@ static void walk_versions(sc_diff_acc *acc, const char *probe, const cJSON *a, c
                           const char *prefix, int depth)
 {
     const cJSON *item;
-    cJSON_ArrayForEach(item, a)
-    {
+    cJSON_ArrayForEach (item, a) {
         if (item->string)
             visit(acc, probe, item->string, item, sc_diff_get(b, item->string), prefix, depth);
     }
-    cJSON_ArrayForEach(item, b)
-    {
+    cJSON_ArrayForEach (item, b) {
         if (item->string && !sc_diff_get(a, item->string))
             visit(acc, probe, item->string, NULL, item, prefix, depth);
     }
@@ -182,8 +181,7 @@ static const cJSON *find_device(const cJSON *list, const char *key)
 {
     const cJSON *dev;
     int i = 0;
-    cJSON_ArrayForEach(dev, list)
-    {
+    cJSON_ArrayForEach (dev, list) {
         char k[128];
         if (i >= LIST_MAX)
             break;
@@ -198,7 +196,7 @@ static const cJSON *find_device(const cJSON *list, const char *key)
 static bool volatile_key(const char *key)
 {
     static const char *const skip[] = {"gpu_id", "node", "render_node", "unavailable", "free",
-                                       "used", "_ms", "processes", "pid"};
+                                       "used",   "_ms",  "processes",   "pid"};
     for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
         if (strstr(key, skip[i]))
             return true;
@@ -209,9 +207,9 @@ static void compare_device(sc_diff_acc *acc, const char *area, const char *label
                            const cJSON *db)
 {
     const cJSON *item;
-    cJSON_ArrayForEach(item, da)
-    {
-        if (!item->string || volatile_key(item->string) || cJSON_IsObject(item) || cJSON_IsArray(item))
+    cJSON_ArrayForEach (item, da) {
+        if (!item->string || volatile_key(item->string) || cJSON_IsObject(item) ||
+            cJSON_IsArray(item))
             continue;
         char what[600];
         snprintf(what, sizeof what, "%.400s %.100s", label, item->string);
@@ -238,8 +236,7 @@ static void devices_only_in(sc_diff_acc *acc, const char *probe, const cJSON *mi
 {
     const cJSON *dev;
     int i = 0;
-    cJSON_ArrayForEach(dev, mine)
-    {
+    cJSON_ArrayForEach (dev, mine) {
         char key[128], what[300];
         if (i >= LIST_MAX || !cJSON_IsObject(dev))
             break;
@@ -254,8 +251,8 @@ static void devices_only_in(sc_diff_acc *acc, const char *probe, const cJSON *mi
     }
 }
 
-static void diff_device_list(sc_diff_acc *acc, const char *probe, const char *path,
-                             const cJSON *la, const cJSON *lb)
+static void diff_device_list(sc_diff_acc *acc, const char *probe, const char *path, const cJSON *la,
+                             const cJSON *lb)
 {
     if (!cJSON_IsArray(la) && !cJSON_IsArray(lb))
         return;
@@ -267,8 +264,7 @@ static void diff_device_list(sc_diff_acc *acc, const char *probe, const char *pa
     compare(acc, "devices", what, &na, &nb);
     const cJSON *dev, *list_a = cJSON_IsArray(la) ? la : NULL;
     int i = 0;
-    cJSON_ArrayForEach(dev, list_a)
-    {
+    cJSON_ArrayForEach (dev, list_a) {
         char key[128];
         if (i >= LIST_MAX || !cJSON_IsObject(dev))
             break;
@@ -288,14 +284,12 @@ static void diff_library_list(sc_diff_acc *acc, const char *probe, const char *p
 {
     const cJSON *lib, *other, *mine = b_only ? lb : la, *theirs = b_only ? la : lb;
     int i = 0;
-    cJSON_ArrayForEach(lib, mine)
-    {
+    cJSON_ArrayForEach (lib, mine) {
         const char *name = cJSON_GetStringValue(sc_diff_get(lib, "name"));
         if (i++ >= LIST_MAX || !name)
             continue;
         const cJSON *match = NULL;
-        cJSON_ArrayForEach(other, theirs)
-        {
+        cJSON_ArrayForEach (other, theirs) {
             const char *n = cJSON_GetStringValue(sc_diff_get(other, "name"));
             if (n && strcmp(n, name) == 0 && (match = other))
                 break;
@@ -306,7 +300,8 @@ static void diff_library_list(sc_diff_acc *acc, const char *probe, const char *p
             sc_diff_change(acc, "libraries", what, b_only ? NULL : lib, b_only ? lib : NULL, true);
         else if (!b_only) {
             compare(acc, "libraries", what, sc_diff_get(lib, "root"), sc_diff_get(match, "root"));
-            compare(acc, "libraries", what, sc_diff_get(lib, "realpath"), sc_diff_get(match, "realpath"));
+            compare(acc, "libraries", what, sc_diff_get(lib, "realpath"),
+                    sc_diff_get(match, "realpath"));
         }
     }
 }
@@ -324,14 +319,12 @@ static void diff_installs(sc_diff_acc *acc, const char *probe, const cJSON *la, 
                           bool b_only)
 {
     const cJSON *inst, *other, *mine = b_only ? lb : la, *theirs = b_only ? la : lb;
-    cJSON_ArrayForEach(inst, mine)
-    {
+    cJSON_ArrayForEach (inst, mine) {
         const char *path = install_path(inst);
         const cJSON *match = NULL;
         if (!path)
             continue;
-        cJSON_ArrayForEach(other, theirs)
-        {
+        cJSON_ArrayForEach (other, theirs) {
             const char *p = install_path(other);
             if (p && strcmp(p, path) == 0 && (match = other))
                 break;
@@ -351,15 +344,65 @@ static void diff_installs(sc_diff_acc *acc, const char *probe, const cJSON *la, 
     }
 }
 
+/* A checked file's identity across nodes: its soname, else its path. */
+static const char *file_key(const cJSON *file)
+{
+    const char *k = cJSON_GetStringValue(sc_diff_get(file, "soname"));
+    return k ? k : cJSON_GetStringValue(sc_diff_get(file, "path"));
+}
+
+static const cJSON *find_file(const cJSON *files, const char *key)
+{
+    const cJSON *f;
+    int i = 0;
+    cJSON_ArrayForEach (f, files) {
+        const char *k = file_key(f);
+        if (i++ >= LIST_MAX)
+            break;
+        if (k && strcmp(k, key) == 0)
+            return f;
+    }
+    return NULL;
+}
+
+/* The libraries layer's files[] {soname, root, realpath, libraries[]}: where each file and each
+ * library it loads came from. */
+static void diff_files(sc_diff_acc *acc, const char *probe, const cJSON *fa, const cJSON *fb)
+{
+    const cJSON *la = sc_diff_get(fa, "files"), *lb = sc_diff_get(fb, "files"), *file;
+    int i = 0;
+    if (!cJSON_IsArray(la) || !cJSON_IsArray(lb))
+        return;
+    cJSON_ArrayForEach (file, la) {
+        const char *key = file_key(file);
+        const cJSON *other = key ? find_file(lb, key) : NULL;
+        if (i++ >= LIST_MAX)
+            break;
+        if (!other)
+            continue;
+        char what[400], label[300];
+        snprintf(what, sizeof what, "%s file %.200s", probe, key);
+        compare(acc, "libraries", what, sc_diff_get(file, "root"), sc_diff_get(other, "root"));
+        snprintf(label, sizeof label, "%.200s needs", key);
+        const cJSON *xa = sc_diff_get(file, "libraries"), *xb = sc_diff_get(other, "libraries");
+        xa = cJSON_IsArray(xa) ? xa : NULL;
+        xb = cJSON_IsArray(xb) ? xb : NULL;
+        diff_library_list(acc, probe, label, xa, xb, false);
+        diff_library_list(acc, probe, label, xa, xb, true);
+    }
+}
+
 static void diff_probe_lists(sc_diff_acc *acc, const char *probe, const cJSON *fa, const cJSON *fb)
 {
     char label[64];
     static const char *const devices[] = {"devices", "torch/devices"};
-    static const char *const libraries[] = {"mapped_libraries", "torch/mapped_libraries", "libraries"};
+    static const char *const libraries[] = {"mapped_libraries", "torch/mapped_libraries",
+                                            "libraries"};
     for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
         snprintf(label, sizeof label, "%s", devices[i]);
         dotted(label);
-        diff_device_list(acc, probe, label, sc_diff_path(fa, devices[i]), sc_diff_path(fb, devices[i]));
+        diff_device_list(acc, probe, label, sc_diff_path(fa, devices[i]),
+                         sc_diff_path(fb, devices[i]));
     }
     for (size_t i = 0; i < sizeof libraries / sizeof libraries[0]; i++) {
         const cJSON *la = sc_diff_path(fa, libraries[i]), *lb = sc_diff_path(fb, libraries[i]);
@@ -373,6 +416,7 @@ static void diff_probe_lists(sc_diff_acc *acc, const char *probe, const cJSON *f
     const cJSON *ia = sc_diff_get(fa, "installs"), *ib = sc_diff_get(fb, "installs");
     diff_installs(acc, probe, cJSON_IsArray(ia) ? ia : NULL, cJSON_IsArray(ib) ? ib : NULL, false);
     diff_installs(acc, probe, cJSON_IsArray(ia) ? ia : NULL, cJSON_IsArray(ib) ? ib : NULL, true);
+    diff_files(acc, probe, fa, fb);
 }
 
 typedef struct {
@@ -387,20 +431,19 @@ static void facts_of_pair(probe_pair *pp, const char *id, bool b_only)
         return; /* compared from the a side */
     if (!cJSON_IsObject(fa) && !cJSON_IsObject(fb))
         return;
-    walk_versions(pp->acc, id, cJSON_IsObject(fa) ? fa : NULL, cJSON_IsObject(fb) ? fb : NULL, "", 0);
+    walk_versions(pp->acc, id, cJSON_IsObject(fa) ? fa : NULL, cJSON_IsObject(fb) ? fb : NULL, "",
+                  0);
     diff_probe_lists(pp->acc, id, fa, fb);
 }
 
 static void probes_of(probe_pair *pp, const cJSON *snap, bool b_only)
 {
     const cJSON *layer, *probe;
-    cJSON_ArrayForEach(layer, sc_diff_get(snap, "layers"))
-    {
+    cJSON_ArrayForEach (layer, sc_diff_get(snap, "layers")) {
         const cJSON *probes = sc_diff_get(layer, "probes");
         if (!cJSON_IsArray(probes))
             continue;
-        cJSON_ArrayForEach(probe, probes)
-        {
+        cJSON_ArrayForEach (probe, probes) {
             const char *id = cJSON_GetStringValue(sc_diff_get(probe, "id"));
             if (id)
                 facts_of_pair(pp, id, b_only);

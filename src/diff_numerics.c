@@ -49,8 +49,7 @@ static const cJSON *find_module(const cJSON *list, const char *name, int hint)
     if (n && strcmp(n, name) == 0)
         return m;
     int i = 0;
-    cJSON_ArrayForEach(m, list)
-    {
+    cJSON_ArrayForEach (m, list) {
         if (i++ >= MODULES_MAX)
             break;
         n = module_name(m);
@@ -90,8 +89,7 @@ static cJSON *first_divergence(const cJSON *la, const cJSON *lb, const sc_diff_o
     const cJSON *ma;
     int i = 0;
     *compared = 0;
-    cJSON_ArrayForEach(ma, la)
-    {
+    cJSON_ArrayForEach (ma, la) {
         const char *name = module_name(ma);
         if (i >= MODULES_MAX)
             break;
@@ -108,8 +106,7 @@ static cJSON *first_divergence(const cJSON *la, const cJSON *lb, const sc_diff_o
     }
     const cJSON *mb;
     i = 0;
-    cJSON_ArrayForEach(mb, lb)
-    {
+    cJSON_ArrayForEach (mb, lb) {
         const char *name = module_name(mb);
         if (i >= MODULES_MAX)
             break;
@@ -151,13 +148,16 @@ static cJSON *compare_watch(sc_diff_acc *acc, const char *probe, const cJSON *na
     return o;
 }
 
-cJSON *sc_diff_numerics(sc_diff_acc *acc, const cJSON *a, const cJSON *b, const sc_diff_options *opt)
+cJSON *sc_diff_numerics(sc_diff_acc *acc, const cJSON *a, const cJSON *b,
+                        const sc_diff_options *opt)
 {
     static const char *const probes[] = {"app.script", "app.smoke"};
     cJSON *list = cJSON_CreateArray();
     for (size_t i = 0; list && i < sizeof probes / sizeof probes[0]; i++) {
-        const cJSON *na = sc_diff_path(sc_diff_get(sc_diff_probe(a, probes[i]), "facts"), "numerics");
-        const cJSON *nb = sc_diff_path(sc_diff_get(sc_diff_probe(b, probes[i]), "facts"), "numerics");
+        const cJSON *na =
+            sc_diff_path(sc_diff_get(sc_diff_probe(a, probes[i]), "facts"), "numerics");
+        const cJSON *nb =
+            sc_diff_path(sc_diff_get(sc_diff_probe(b, probes[i]), "facts"), "numerics");
         bool ha = cJSON_IsObject(na), hb = cJSON_IsObject(nb);
         if (ha && hb) {
             cJSON_AddItemToArray(list, compare_watch(acc, probes[i], na, nb, opt));

@@ -12,17 +12,11 @@
 #include <unistd.h>
 #include <xf86drm.h>
 
+#include "sc_pci.h"
 #include "sc_probe.h"
 #include "sc_util.h"
 
 #define MAX_DRM_DEVICES 256
-
-static void add_hex(cJSON *o, const char *key, unsigned v)
-{
-    char hex[16];
-    snprintf(hex, sizeof hex, "0x%04x", v);
-    cJSON_AddStringToObject(o, key, hex);
-}
 
 /* The kernel module's own version (DKMS builds have one, upstream kernels do not). */
 static void add_module_version(const sc_root *root, cJSON *o, const char *driver)
@@ -39,32 +33,28 @@ static void add_module_version(const sc_root *root, cJSON *o, const char *driver
         sc_fact_null(o, "module_version", "%s has no version (an in-kernel driver)", path);
 }
 
-/* The last component of a sysfs link, or NULL. */
-static const char *link_name(const sc_root *root, const char *path, char *buf, size_t size)
+static void version_unknown(cJSON *o, const char *why)
 {
-    if (sc_root_readlink(root, path, buf, size) <= 0)
-        return NULL;
-    const char *slash = strrchr(buf, '/');
-    return slash ? slash + 1 : buf;
+    sc_fact_null(o, "driver", "%s", why);
+    sc_fact_null(o, "version", "%s", why);
 }
 
 /* Live: the driver name and DRM interface version of an opened render node. */
 static void add_live_version(cJSON *o, const char *render)
 {
+    char why[320];
     int fd = render ? open(render, O_RDONLY | O_CLOEXEC) : -1;
     if (fd < 0) {
-        int e = errno;
-        sc_fact_null(o, "driver", render ? "cannot open %s: %s" : "%s",
-                     render ? render : "no render node", strerror(e));
-        sc_fact_null(o, "version", render ? "cannot open %s: %s" : "%s",
-                     render ? render : "no render node", strerror(e));
+        if (render)
+            sc_fmt(why, sizeof why, "cannot open %s: %s", render, strerror(errno));
+        version_unknown(o, render ? why : "no render node");
         return;
     }
     drmVersionPtr v = drmGetVersion(fd);
     close(fd);
     if (!v) {
-        sc_fact_null(o, "driver", "drmGetVersion failed on %s", render);
-        sc_fact_null(o, "version", "drmGetVersion failed on %s", render);
+        sc_fmt(why, sizeof why, "drmGetVersion failed on %s", render);
+        version_unknown(o, why);
         return;
     }
     char ver[64];
@@ -82,10 +72,11 @@ static cJSON *live_device_json(const sc_root *root, drmDevicePtr d)
         return NULL;
     char addr[32];
     drmPciBusInfoPtr b = d->businfo.pci;
-    snprintf(addr, sizeof addr, "%04x:%02x:%02x.%x", b->domain, b->bus, b->dev, b->func);
+    sc_pci_addr a = {b->domain, b->bus, b->dev, b->func};
+    sc_pci_format_address(&a, addr, sizeof addr);
     cJSON_AddStringToObject(o, "pci_address", addr);
-    add_hex(o, "vendor_id", d->deviceinfo.pci->vendor_id);
-    add_hex(o, "device_id", d->deviceinfo.pci->device_id);
+    sc_pci_add_hex_id(o, "vendor_id", d->deviceinfo.pci->vendor_id);
+    sc_pci_add_hex_id(o, "device_id", d->deviceinfo.pci->device_id);
     bool has_primary = d->available_nodes & (1 << DRM_NODE_PRIMARY);
     bool has_render = d->available_nodes & (1 << DRM_NODE_RENDER);
     sc_fact_str(o, "primary_node", has_primary ? d->nodes[DRM_NODE_PRIMARY] : NULL,
@@ -122,6 +113,23 @@ static int collect_live(const sc_root *root, cJSON *arr, sc_error *err)
     return got < 0 ? sc_error_set(err, got, "drmGetDevices2: %s", strerror(-got)) : count;
 }
 
+/* vendor_id and device_id from the PCI device behind a /sys/class/drm entry. */
+static void add_sysfs_ids(const sc_root *root, cJSON *o, const char *sysname)
+{
+    static const char *const ids[] = {"vendor", "device"};
+    char path[256], line[64];
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        uint64_t v;
+        char key[16];
+        snprintf(key, sizeof key, "%s_id", ids[i]);
+        sc_fmt(path, sizeof path, "/sys/class/drm/%s/device/%s", sysname, ids[i]);
+        if (sc_root_read_line(root, path, line, sizeof line) == 0 && sc_parse_u64(line, &v) == 0)
+            sc_pci_add_hex_id(o, key, (unsigned)v);
+        else
+            sc_fact_null(o, key, "%s not readable", path);
+    }
+}
+
 /* The array entry for the PCI address addr, created when new. */
 static cJSON *entry_for(const sc_root *root, cJSON *arr, const char *addr, const char *sysname)
 {
@@ -136,20 +144,10 @@ static cJSON *entry_for(const sc_root *root, cJSON *arr, const char *addr, const
         return NULL;
     }
     cJSON_AddStringToObject(o, "pci_address", addr);
-    char path[256], line[64], buf[512];
-    static const char *const ids[] = {"vendor", "device"};
-    for (int i = 0; i < 2; i++) {
-        uint64_t v;
-        char key[16];
-        snprintf(key, sizeof key, "%s_id", ids[i]);
-        sc_fmt(path, sizeof path, "/sys/class/drm/%s/device/%s", sysname, ids[i]);
-        if (sc_root_read_line(root, path, line, sizeof line) == 0 && sc_parse_u64(line, &v) == 0)
-            add_hex(o, key, (unsigned)v);
-        else
-            sc_fact_null(o, key, "%s not readable", path);
-    }
+    add_sysfs_ids(root, o, sysname);
+    char path[256], buf[512];
     sc_fmt(path, sizeof path, "/sys/class/drm/%s/device/driver", sysname);
-    const char *driver = link_name(root, path, buf, sizeof buf);
+    const char *driver = sc_sysfs_link_name(root, path, buf, sizeof buf);
     sc_fact_str(o, "driver", driver, "no driver bound");
     sc_fact_null(o, "version", "the DRM interface version needs the live device (drmGetVersion)");
     add_module_version(root, o, driver);
@@ -202,7 +200,7 @@ static int collect_sysfs(const sc_root *root, cJSON *arr, sc_error *err)
     while ((e = readdir(d)) != NULL && seen < MAX_DRM_DEVICES * 2) {
         const char *kind = node_kind(e->d_name);
         sc_fmt(path, sizeof path, "/sys/class/drm/%s/device", e->d_name);
-        const char *addr = kind ? link_name(root, path, buf, sizeof buf) : NULL;
+        const char *addr = kind ? sc_sysfs_link_name(root, path, buf, sizeof buf) : NULL;
         cJSON *o = addr ? entry_for(root, arr, addr, e->d_name) : NULL;
         if (!o)
             continue;

@@ -1,7 +1,8 @@
-/* ELF files on disk: a private, copy-on-write mapping handed to the buffer parser (the kernel pages
- * in only what libelf touches, where reading would copy whole string tables), and a header-only
- * check of class and machine for the loader model, which skips candidates of another architecture
- * as ld.so does. */
+/* ELF files on disk: for the dependency walk, pread of just the dynamic segment and its strings;
+ * for symbols and GPU code, a private, copy-on-write mapping handed to the buffer parser (the
+ * kernel pages in only what libelf touches, where reading would copy whole tables); and a
+ * header-only check of class and machine for the loader model, which skips candidates of another
+ * architecture as ld.so does. */
 #include "sc_elf.h"
 
 #include <elf.h>
@@ -48,6 +49,12 @@ int sc_elf_open_fd(int fd, const char *path, unsigned what, sc_elf_file *file, s
     if (st.st_size < EI_NIDENT)
         return sc_error_set(err, -ENOEXEC, "%s is not an ELF file (%lld bytes)", path,
                             (long long)st.st_size);
+    if (!(what & (SC_ELF_SYMBOLS | SC_ELF_OFFLOAD))) {
+        int rc = sc_elf_parse_fd(fd, what, &file->info, err);
+        if (rc == -ENOEXEC)
+            sc_error_set(err, rc, "%s is not a valid ELF file", path);
+        return rc;
+    }
     void *map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
     int e = errno;
     if (map == MAP_FAILED)

@@ -16,6 +16,57 @@ typedef struct {
     GElf_Shdr dynamic_sh, dynsym_sh, verneed_sh, verdef_sh;
 } sections;
 
+/* Where the strings of the dynamic section live: a section (read with elf_strptr), or, in the
+ * lazy mode, a file range read in chunks kept for the next lookups (the strings the dynamic
+ * section and the version tables use sit together), so a 5 MB .dynstr costs a page or two. */
+typedef struct {
+    uint64_t off, size;
+    const char *data;
+} str_chunk;
+
+typedef struct {
+    Elf *elf;
+    size_t strndx; /* section mode */
+    bool lazy;
+    uint64_t off, size; /* lazy mode: file offset and size of DT_STRTAB */
+    str_chunk chunks[8];
+    int next; /* the chunk slot to reuse next */
+} strtab;
+
+/* A string from the chunks already read, or NULL. */
+static const char *cached_str(const strtab *t, uint64_t off)
+{
+    for (int i = 0; i < 8; i++) {
+        const str_chunk *c = &t->chunks[i];
+        if (c->data && off >= c->off && off - c->off < c->size) {
+            const char *p = c->data + (off - c->off);
+            return memchr(p, '\0', c->size - (off - c->off)) ? p : NULL;
+        }
+    }
+    return NULL;
+}
+
+static const char *str_at(strtab *t, uint64_t off)
+{
+    if (!t->lazy)
+        return elf_strptr(t->elf, t->strndx, off);
+    if (off >= t->size)
+        return NULL;
+    const char *p = cached_str(t, off);
+    for (uint64_t want = 4096; !p && want <= 65536; want *= 16) {
+        uint64_t n = t->size - off < want ? t->size - off : want;
+        Elf_Data *d = elf_getdata_rawchunk(t->elf, (int64_t)(t->off + off), n, ELF_T_BYTE);
+        if (!d)
+            return NULL;
+        t->chunks[t->next] = (str_chunk){.off = off, .size = d->d_size, .data = d->d_buf};
+        t->next = (t->next + 1) % 8;
+        p = cached_str(t, off);
+        if (!p && n < want)
+            return NULL; /* the table ends without a NUL */
+    }
+    return p;
+}
+
 static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
@@ -78,14 +129,11 @@ static void find_sections(Elf *elf, unsigned what, sections *s, sc_elf_info *out
     }
 }
 
-static int read_dynamic(Elf *elf, const sections *s, sc_elf_info *out)
+static int read_dynamic(Elf *elf, Elf_Data *data, strtab *t, sc_elf_info *out)
 {
-    if (!s->dynamic)
-        return 0;
-    Elf_Data *data = elf_getdata(s->dynamic, NULL);
     if (!data)
         return 0;
-    size_t strndx = s->dynamic_sh.sh_link, cap = 0;
+    size_t cap = 0;
     size_t n = data->d_size / gelf_fsize(elf, ELF_T_DYN, 1, EV_CURRENT);
     for (size_t i = 0; i < n; i++) {
         GElf_Dyn dyn;
@@ -94,7 +142,7 @@ static int read_dynamic(Elf *elf, const sections *s, sc_elf_info *out)
         const char *str = NULL;
         if (dyn.d_tag == DT_NEEDED || dyn.d_tag == DT_SONAME || dyn.d_tag == DT_RPATH ||
             dyn.d_tag == DT_RUNPATH)
-            str = elf_strptr(elf, strndx, dyn.d_un.d_val);
+            str = str_at(t, dyn.d_un.d_val);
         if (dyn.d_tag == DT_FLAGS_1)
             out->flags_1 = dyn.d_un.d_val;
         if (!str)
@@ -117,8 +165,7 @@ static int read_dynamic(Elf *elf, const sections *s, sc_elf_info *out)
 }
 
 /* Reads one Verneed entry's auxiliary chain at off into vn. */
-static int read_vernaux(Elf *elf, Elf_Data *data, size_t strndx, size_t off, int cnt,
-                        sc_elf_verneed *vn)
+static int read_vernaux(strtab *t, Elf_Data *data, size_t off, int cnt, sc_elf_verneed *vn)
 {
     size_t limit = data->d_size / sizeof(GElf_Vernaux) + 1;
     if ((size_t)cnt > limit)
@@ -132,7 +179,7 @@ static int read_vernaux(Elf *elf, Elf_Data *data, size_t strndx, size_t off, int
         GElf_Vernaux aux;
         if (!gelf_getvernaux(data, (int)off, &aux))
             break;
-        const char *name = elf_strptr(elf, strndx, aux.vna_name);
+        const char *name = str_at(t, aux.vna_name);
         if (name) {
             vn->names[vn->count] = name;
             vn->other[vn->count] = aux.vna_other;
@@ -145,12 +192,11 @@ static int read_vernaux(Elf *elf, Elf_Data *data, size_t strndx, size_t off, int
     return 0;
 }
 
-static int read_verneed(Elf *elf, const sections *s, sc_elf_info *out)
+static int read_verneed(Elf_Data *data, strtab *t, sc_elf_info *out)
 {
-    Elf_Data *data = s->verneed ? elf_getdata(s->verneed, NULL) : NULL;
     if (!data || data->d_size == 0)
         return 0;
-    size_t strndx = s->verneed_sh.sh_link, off = 0;
+    size_t off = 0;
     size_t max = data->d_size / sizeof(GElf_Verneed) + 1;
     out->verneed = calloc(max, sizeof *out->verneed);
     if (!out->verneed)
@@ -159,11 +205,11 @@ static int read_verneed(Elf *elf, const sections *s, sc_elf_info *out)
         GElf_Verneed vn;
         if (!gelf_getverneed(data, (int)off, &vn))
             break;
-        const char *file = elf_strptr(elf, strndx, vn.vn_file);
+        const char *file = str_at(t, vn.vn_file);
         if (file && vn.vn_aux && off + vn.vn_aux < data->d_size) {
             sc_elf_verneed *e = &out->verneed[out->verneed_count++];
             e->file = file;
-            if (read_vernaux(elf, data, strndx, off + vn.vn_aux, vn.vn_cnt, e) < 0)
+            if (read_vernaux(t, data, off + vn.vn_aux, vn.vn_cnt, e) < 0)
                 return -ENOMEM;
         }
         if (vn.vn_next == 0 || off + vn.vn_next >= data->d_size)
@@ -173,12 +219,11 @@ static int read_verneed(Elf *elf, const sections *s, sc_elf_info *out)
     return 0;
 }
 
-static int read_verdef(Elf *elf, const sections *s, sc_elf_info *out)
+static int read_verdef(Elf_Data *data, strtab *t, sc_elf_info *out)
 {
-    Elf_Data *data = s->verdef ? elf_getdata(s->verdef, NULL) : NULL;
     if (!data || data->d_size == 0)
         return 0;
-    size_t strndx = s->verdef_sh.sh_link, off = 0;
+    size_t off = 0;
     size_t max = data->d_size / sizeof(GElf_Verdef) + 1;
     out->verdef = calloc(max, sizeof *out->verdef);
     if (!out->verdef)
@@ -191,7 +236,7 @@ static int read_verdef(Elf *elf, const sections *s, sc_elf_info *out)
         /* the base entry names the file itself, not a version */
         if (!(vd.vd_flags & VER_FLG_BASE) && vd.vd_aux && off + vd.vd_aux < data->d_size &&
             gelf_getverdaux(data, (int)(off + vd.vd_aux), &aux)) {
-            const char *name = elf_strptr(elf, strndx, aux.vda_name);
+            const char *name = str_at(t, aux.vda_name);
             if (name)
                 out->verdef[out->verdef_count++] = name;
         }
@@ -273,6 +318,168 @@ static int read_header(Elf *elf, sc_elf_info *out, sc_error *err)
     return 0;
 }
 
+/* The section mode: section headers lead to the data, strings through elf_strptr. */
+static int parse_sections(Elf *elf, unsigned what, sc_elf_info *out)
+{
+    sections s;
+    memset(&s, 0, sizeof s);
+    find_sections(elf, what, &s, out);
+    strtab dyn = {.elf = elf, .strndx = s.dynamic_sh.sh_link};
+    strtab vn = {.elf = elf, .strndx = s.verneed_sh.sh_link};
+    strtab vd = {.elf = elf, .strndx = s.verdef_sh.sh_link};
+    int rc = read_dynamic(elf, s.dynamic ? elf_getdata(s.dynamic, NULL) : NULL, &dyn, out);
+    if (rc == 0 && (what & (SC_ELF_VERSIONS | SC_ELF_SYMBOLS)))
+        rc = read_verneed(s.verneed ? elf_getdata(s.verneed, NULL) : NULL, &vn, out);
+    if (rc == 0 && (what & SC_ELF_VERSIONS))
+        rc = read_verdef(s.verdef ? elf_getdata(s.verdef, NULL) : NULL, &vd, out);
+    if (rc == 0 && (what & SC_ELF_SYMBOLS))
+        rc = read_symbols(elf, &s, out);
+    return rc;
+}
+
+/* The program headers the lazy mode needs: PT_DYNAMIC and the PT_LOADs that map addresses. */
+typedef struct {
+    GElf_Phdr load[64];
+    int loads;
+    GElf_Phdr dynamic;
+    bool have_dynamic;
+} segments;
+
+static void find_segments(Elf *elf, segments *sg)
+{
+    size_t n = 0;
+    if (elf_getphdrnum(elf, &n) != 0)
+        return;
+    for (size_t i = 0; i < n && i < 65536; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, (int)i, &ph))
+            break;
+        if (ph.p_type == PT_LOAD && sg->loads < 64)
+            sg->load[sg->loads++] = ph;
+        else if (ph.p_type == PT_DYNAMIC && !sg->have_dynamic) {
+            sg->dynamic = ph;
+            sg->have_dynamic = true;
+        }
+    }
+}
+
+/* The file offset of address v, or UINT64_MAX when no PT_LOAD maps it from the file. */
+static uint64_t offset_of(const segments *sg, uint64_t v)
+{
+    for (int i = 0; i < sg->loads; i++) {
+        const GElf_Phdr *p = &sg->load[i];
+        if (v >= p->p_vaddr && v - p->p_vaddr < p->p_filesz)
+            return p->p_offset + (v - p->p_vaddr);
+    }
+    return UINT64_MAX;
+}
+
+/* A raw chunk of the file at address v, at most max bytes (bounded by the file), or NULL. */
+static Elf_Data *chunk_at(Elf *elf, const segments *sg, uint64_t v, uint64_t max, Elf_Type type)
+{
+    uint64_t off = offset_of(sg, v), size = 0;
+    if (off == UINT64_MAX)
+        return NULL;
+    for (int i = 0; i < sg->loads; i++) /* within the segment that maps it */
+        if (v >= sg->load[i].p_vaddr && v - sg->load[i].p_vaddr < sg->load[i].p_filesz)
+            size = sg->load[i].p_filesz - (v - sg->load[i].p_vaddr);
+    if (size > max)
+        size = max;
+    return size ? elf_getdata_rawchunk(elf, (int64_t)off, size, type) : NULL;
+}
+
+/* Bytes to read for a version table of n entries of at most per bytes each (with their
+ * auxiliaries): 1 MiB when the count is missing or absurd. */
+static uint64_t version_bound(uint64_t n, uint64_t per)
+{
+    return (n == 0 || n > 2048) ? 1 << 20 : n * per + 1024;
+}
+
+/* The lazy mode: program headers, the dynamic segment and only the strings and version tables
+ * it points to, each read as a raw chunk (pread when libelf has no mapping). */
+static int parse_lazy(Elf *elf, unsigned what, sc_elf_info *out)
+{
+    segments sg;
+    memset(&sg, 0, sizeof sg);
+    find_segments(elf, &sg);
+    if (!sg.have_dynamic || sg.dynamic.p_filesz == 0)
+        return 0;
+    Elf_Data *dyn =
+        elf_getdata_rawchunk(elf, (int64_t)sg.dynamic.p_offset, sg.dynamic.p_filesz, ELF_T_DYN);
+    /* DT_STRTAB, DT_STRSZ, DT_VERNEED, DT_VERDEF, DT_VERNEEDNUM, DT_VERDEFNUM */
+    uint64_t addr[6] = {0, 0, 0, 0, 0, 0};
+    GElf_Dyn d;
+    static const int64_t tags[6] = {DT_STRTAB, DT_STRSZ,      DT_VERNEED,
+                                    DT_VERDEF, DT_VERNEEDNUM, DT_VERDEFNUM};
+    for (int i = 0; dyn && gelf_getdyn(dyn, i, &d) && d.d_tag != DT_NULL; i++)
+        for (int k = 0; k < 6; k++)
+            if (d.d_tag == tags[k])
+                addr[k] = d.d_un.d_val;
+    strtab t = {.elf = elf, .lazy = true, .off = offset_of(&sg, addr[0]), .size = addr[1]};
+    if (t.off == UINT64_MAX)
+        t.size = 0;
+    int rc = read_dynamic(elf, dyn, &t, out);
+    /* bounds from the entry counts: a verneed entry is 16 bytes plus 16 per version (rarely more
+     * than 60), a verdef entry 20 plus 8 per name (1 or 2) */
+    if (rc == 0 && (what & SC_ELF_VERSIONS) && addr[2])
+        rc = read_verneed(chunk_at(elf, &sg, addr[2], version_bound(addr[4], 1024), ELF_T_VNEED),
+                          &t, out);
+    if (rc == 0 && (what & SC_ELF_VERSIONS) && addr[3])
+        rc = read_verdef(chunk_at(elf, &sg, addr[3], version_bound(addr[5], 128), ELF_T_VDEF), &t,
+                         out);
+    return rc;
+}
+
+/* Calls fn on the address of every string pointer of out (lazy mode: no symbols). */
+static void each_string(sc_elf_info *out, void (*fn)(const char **, void *), void *arg)
+{
+    fn(&out->soname, arg);
+    fn(&out->rpath, arg);
+    fn(&out->runpath, arg);
+    for (int i = 0; i < out->needed_count; i++)
+        fn(&out->needed[i], arg);
+    for (int i = 0; i < out->verdef_count; i++)
+        fn(&out->verdef[i], arg);
+    for (int i = 0; i < out->verneed_count; i++) {
+        fn(&out->verneed[i].file, arg);
+        for (int j = 0; j < out->verneed[i].count; j++)
+            fn(&out->verneed[i].names[j], arg);
+    }
+}
+
+static void measure(const char **s, void *arg)
+{
+    if (*s)
+        *(size_t *)arg += strlen(*s) + 1;
+}
+
+static void copy_out(const char **s, void *arg)
+{
+    char **at = arg;
+    if (!*s)
+        return;
+    size_t n = strlen(*s) + 1;
+    memcpy(*at, *s, n);
+    *s = *at;
+    *at += n;
+}
+
+/* Copies the strings out of libelf's buffers and ends the handle, so a tree of 300 files keeps
+ * kilobytes, not the chunks read for each. */
+static int detach(sc_elf_info *out)
+{
+    size_t total = 1;
+    each_string(out, measure, &total);
+    out->strings = malloc(total);
+    if (!out->strings)
+        return -ENOMEM;
+    char *at = out->strings;
+    each_string(out, copy_out, &at);
+    elf_end(out->elf);
+    out->elf = NULL;
+    return 0;
+}
+
 /* Reads what is asked from a libelf handle, which out takes over. */
 static int parse_elf(Elf *elf, unsigned what, sc_elf_info *out, sc_error *err)
 {
@@ -280,16 +487,10 @@ static int parse_elf(Elf *elf, unsigned what, sc_elf_info *out, sc_error *err)
     int rc = read_header(elf, out, err);
     if (rc < 0)
         goto out;
-    sections s;
-    memset(&s, 0, sizeof s);
-    find_sections(elf, what, &s, out);
-    rc = read_dynamic(elf, &s, out);
-    if (rc == 0 && (what & (SC_ELF_VERSIONS | SC_ELF_SYMBOLS)))
-        rc = read_verneed(elf, &s, out);
-    if (rc == 0 && (what & SC_ELF_VERSIONS))
-        rc = read_verdef(elf, &s, out);
-    if (rc == 0 && (what & SC_ELF_SYMBOLS))
-        rc = read_symbols(elf, &s, out);
+    bool lazy = !(what & (SC_ELF_SYMBOLS | SC_ELF_OFFLOAD));
+    rc = lazy ? parse_lazy(elf, what, out) : parse_sections(elf, what, out);
+    if (rc == 0 && lazy)
+        rc = detach(out);
     if (rc < 0)
         sc_error_set(err, rc, "out of memory reading the ELF file");
 out:
@@ -310,6 +511,19 @@ int sc_elf_parse(void *image, size_t size, unsigned what, sc_elf_info *out, sc_e
     return parse_elf(elf, what, out, err);
 }
 
+int sc_elf_parse_fd(int fd, unsigned what, sc_elf_info *out, sc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    if (!elf)
+        return sc_error_set(err, -ENOEXEC, "malformed ELF: %s", elf_errmsg(-1));
+    int rc = parse_elf(elf, what, out, err);
+    if (rc == 0)
+        elf_cntl(elf, ELF_C_FDDONE); /* everything needed is read; the caller may close fd */
+    return rc;
+}
+
 void sc_elf_free(sc_elf_info *info)
 {
     for (int i = 0; i < info->verneed_count; i++) {
@@ -324,5 +538,6 @@ void sc_elf_free(sc_elf_info *info)
     free(info->undefined);
     if (info->elf)
         elf_end(info->elf);
+    free(info->strings);
     memset(info, 0, sizeof *info);
 }

@@ -10,12 +10,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sc_pci.h"
 #include "sc_util.h"
 
-#define SYM(field, req, ...)                                                                       \
+/* One loader table entry: the names to try, whether it is required, where the pointer goes. */
+#define ENTRY(type, field, req, ...)                                                               \
     {                                                                                              \
-        {__VA_ARGS__}, req, offsetof(sc_hip_fns, field)                                            \
+        {__VA_ARGS__}, req, offsetof(type, field)                                                  \
     }
+#define SYM(field, req, ...) ENTRY(sc_hip_fns, field, req, __VA_ARGS__)
+#define RTC(field, req, ...) ENTRY(sc_hiprtc_fns, field, req, __VA_ARGS__)
 
 /* The identity calls come first: when a later required symbol is missing, sc_dl_bind has already
  * filled these, so a too-old runtime still reports its version and error names. */
@@ -44,11 +48,6 @@ const sc_dl_symbol sc_hip_symbols[] = {
     SYM(get_device_properties_r0600, false, "hipGetDevicePropertiesR0600"),
 };
 const size_t sc_hip_symbol_count = sizeof sc_hip_symbols / sizeof sc_hip_symbols[0];
-
-#define RTC(field, req, ...)                                                                       \
-    {                                                                                              \
-        {__VA_ARGS__}, req, offsetof(sc_hiprtc_fns, field)                                         \
-    }
 
 const sc_dl_symbol sc_hiprtc_symbols[] = {
     RTC(create_program, true, "hiprtcCreateProgram"),
@@ -228,8 +227,9 @@ int sc_hip_arch_parse(const char *text, sc_hip_arch *out)
 
 void sc_hip_pci_format(char *buf, size_t size, int domain, int bus, int device, int function)
 {
-    sc_fmt(buf, size, "%04x:%02x:%02x.%x", (unsigned)domain & 0xffff, (unsigned)bus & 0xff,
-           (unsigned)device & 0x1f, (unsigned)function & 0x7);
+    sc_pci_addr a = {(unsigned)domain & 0xffff, (unsigned)bus & 0xff, (unsigned)device & 0x1f,
+                     (unsigned)function & 0x7};
+    sc_pci_format_address(&a, buf, size);
 }
 
 int sc_hip_pci_normalize(const char *text, char *buf, size_t size)

@@ -99,6 +99,14 @@ static void read_install_versions(const sc_root *root, sc_hip_install *in)
     }
 }
 
+/* The install root of a directory: the classifier takes paths of files, so it gets "dir/". */
+static void root_of_dir(const char *dir, sc_install_root *out)
+{
+    char path[PATH_MAX + 2];
+    sc_fmt(path, sizeof path, "%s/", dir);
+    sc_install_root_of(path, out);
+}
+
 /* HIP_PATH names <root>/hip in ROCm 4/5 and DTK layouts: the install is its parent. */
 static void strip_hip_dir(char *real)
 {
@@ -117,11 +125,9 @@ static sc_hip_install *find_or_add(sc_hip_inventory *inv, const char *real)
     sc_hip_install *in = &inv->installs[inv->install_count++];
     memset(in, 0, sizeof *in);
     snprintf(in->root, sizeof in->root, "%s", real);
-    char probe_path[PATH_MAX + 2];
-    sc_fmt(probe_path, sizeof probe_path, "%s/", real);
-    sc_install_root pr;
-    sc_install_root_of(probe_path, &pr);
-    in->kind = pr.kind;
+    sc_install_root ir;
+    root_of_dir(real, &ir);
+    in->kind = ir.kind;
     return in;
 }
 
@@ -223,6 +229,14 @@ const sc_hip_install *sc_hip_inventory_install_of(const sc_hip_inventory *inv, c
             return &inv->installs[i];
     }
     return NULL;
+}
+
+bool sc_hip_inventory_has_dtk(const sc_hip_inventory *inv)
+{
+    for (int i = 0; i < inv->install_count; i++)
+        if (inv->installs[i].kind == SC_ROOT_DTK)
+            return true;
+    return false;
 }
 
 const char *const *sc_hip_runtime_names(bool prefer_dtk)
@@ -368,6 +382,23 @@ bool sc_hip_loader_find(const sc_root *root, const char *ld_library_path, const 
            cache_find(root, name, pick) || try_list(root, default_dirs, name, "default", pick);
 }
 
+void sc_hip_inventory_pick(const sc_root *root, const char *ld_library_path, sc_hip_inventory *inv)
+{
+    const char *const *names = sc_hip_runtime_names(sc_hip_inventory_has_dtk(inv));
+    for (int i = 0; names[i] && !inv->pick.found; i++)
+        sc_hip_loader_find(root, ld_library_path, names[i], &inv->pick);
+}
+
+/* The ROCm or DTK root a library directory belongs to (symlinks resolved); false for others. */
+static bool hip_root_of_lib_dir(const sc_root *root, const char *dir, sc_install_root *ir)
+{
+    char real[PATH_MAX];
+    if (sc_root_realpath(root, dir, real, sizeof real) < 0)
+        snprintf(real, sizeof real, "%s", dir);
+    root_of_dir(real, ir);
+    return ir->kind == SC_ROOT_ROCM || ir->kind == SC_ROOT_DTK;
+}
+
 int sc_hip_path_roots(const sc_root *root, const char *ld_library_path, char *buf, size_t size)
 {
     char seen[8][PATH_MAX];
@@ -376,17 +407,11 @@ int sc_hip_path_roots(const sc_root *root, const char *ld_library_path, char *bu
     sc_buf_init(&out);
     for (const char *p = ld_library_path; p && *p && count < 8;) {
         size_t n = strcspn(p, ":");
-        char dir[PATH_MAX], real[PATH_MAX], probe_path[PATH_MAX + 2];
+        char dir[PATH_MAX];
         snprintf(dir, sizeof dir, "%.*s", (int)(n < sizeof dir ? n : sizeof dir - 1), p);
         p += n + (p[n] == ':');
-        if (dir[0] != '/')
-            continue;
-        if (sc_root_realpath(root, dir, real, sizeof real) < 0)
-            snprintf(real, sizeof real, "%s", dir);
         sc_install_root ir;
-        sc_fmt(probe_path, sizeof probe_path, "%s/", real);
-        sc_install_root_of(probe_path, &ir);
-        if (ir.kind != SC_ROOT_ROCM && ir.kind != SC_ROOT_DTK)
+        if (dir[0] != '/' || !hip_root_of_lib_dir(root, dir, &ir))
             continue;
         bool dup = false;
         for (int i = 0; i < count; i++)

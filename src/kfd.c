@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_pci.h"
 #include "sc_util.h"
 
 #define TOPOLOGY "/sys/class/kfd/kfd/topology/nodes"
@@ -118,8 +119,9 @@ bool sc_kfd_pci_address(uint64_t domain, uint64_t location_id, char *buf, size_t
 {
     if (domain > 0xffff || location_id > 0xffff)
         return false;
-    unsigned bus = (unsigned)(location_id >> 8), devfn = (unsigned)(location_id & 0xff);
-    return sc_fmt(buf, size, "%04x:%02x:%02x.%x", (unsigned)domain, bus, devfn >> 3, devfn & 7);
+    unsigned devfn = (unsigned)(location_id & 0xff);
+    sc_pci_addr a = {(unsigned)domain, (unsigned)(location_id >> 8), devfn >> 3, devfn & 7};
+    return sc_pci_format_address(&a, buf, size);
 }
 
 bool sc_kfd_add_vram(uint64_t *total, const sc_kfd_props *bank)

@@ -23,11 +23,9 @@ static const struct {
     {"failed to load firmware", "firmware-load-failed"},
     {"firmware load", "firmware-load-failed"}, /* "Direct firmware load for ... failed" */
     {"not supported", "not-supported"},
-    {"page fault", "page-fault"},
-    {"skipped device", "device-skipped"},
-    /* "kfd kfd: amdgpu: skipped device 1002:67df, PCI rejects atomics" */ /* "[gfxhub] page fault
-                                                                              (src_id:0 ring:24
-                                                                              vmid:8...)" */
+    {"page fault", "page-fault"},         /* "[gfxhub] page fault (src_id:0 ring:24 ...)" */
+    {"skipped device", "device-skipped"}, /* "kfd kfd: amdgpu: skipped device 1002:67df, PCI
+                                             rejects atomics" */
 };
 
 void sc_kmsg_escape(const char *s, size_t n, char *out, size_t size)
@@ -180,13 +178,12 @@ int sc_kmsg_read(const sc_root *root, sc_buf *text, char *source, size_t size, s
         return read_live(text, err);
     }
     static const char *const files[] = {"/var/log/kern.log", "/var/log/dmesg"};
-    int rc = -ENOENT;
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         if (!sc_root_exists(root, files[i]))
             continue;
         snprintf(source, size, "%s", files[i]);
         return read_tail(root, files[i], text, err);
     }
     snprintf(source, size, "%s", files[0]);
-    return sc_error_set(err, rc, "neither /var/log/kern.log nor /var/log/dmesg in the root");
+    return sc_error_set(err, -ENOENT, "neither /var/log/kern.log nor /var/log/dmesg in the root");
 }

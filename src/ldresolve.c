@@ -165,7 +165,7 @@ static bool search_system(const sc_ldresolver *r, const char *name, sc_ld_hit *h
 
 int sc_ldresolve(const sc_ldresolver *r, const sc_ld_object *req, const char *name, sc_ld_hit *hit)
 {
-    memset(hit, 0, sizeof *hit);
+    hit->path[0] = hit->entry[0] = hit->source[0] = '\0'; /* not a memset: 12 KiB per lookup */
     hit->via = SC_VIA_NOT_FOUND;
     hit->fd = -1;
     if (strchr(name, '/')) {

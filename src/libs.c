@@ -153,7 +153,8 @@ static void load_needed(analysis *a, int parent, const char *name)
         return;
     sc_ld_hit hit;
     bool found = sc_ldresolve(&a->resolver, &a->nodes[parent]->ld, name, &hit) == 0;
-    char real[PATH_MAX] = "";
+    char real[PATH_MAX];
+    real[0] = '\0';
     if (found && fd_realpath(a->root, hit.fd, real, sizeof real) < 0)
         sc_root_realpath(a->root, hit.path, real, sizeof real);
     if (found && real[0] && sc_symset_has(&a->files, real)) {

@@ -88,6 +88,26 @@ bool sc_pci_parse_address(const char *s, sc_pci_addr *out)
            parse_hex_field(dot + 1, strlen(dot + 1), 7, &out->fn);
 }
 
+bool sc_pci_format_address(const sc_pci_addr *a, char *buf, size_t size)
+{
+    return sc_fmt(buf, size, "%04x:%02x:%02x.%x", a->domain, a->bus, a->dev, a->fn);
+}
+
+void sc_pci_add_hex_id(cJSON *o, const char *key, uint64_t id)
+{
+    char hex[24];
+    snprintf(hex, sizeof hex, "0x%04llx", (unsigned long long)id);
+    cJSON_AddStringToObject(o, key, hex);
+}
+
+const char *sc_sysfs_link_name(const sc_root *root, const char *path, char *buf, size_t size)
+{
+    if (sc_root_readlink(root, path, buf, size) <= 0)
+        return NULL;
+    const char *slash = strrchr(buf, '/');
+    return slash ? slash + 1 : buf;
+}
+
 /* Reads a sysfs hex attribute ("0x1002\n") of device dir into *out. */
 static bool read_hex_attr(const sc_root *root, const char *addr, const char *attr, unsigned *out)
 {
@@ -108,11 +128,8 @@ static void read_device(const sc_root *root, sc_pci_device *d)
                  read_hex_attr(root, d->address, "class", &d->class_code);
     char path[256], target[512];
     sc_fmt(path, sizeof path, PCI_DEVICES "/%s/driver", d->address);
-    d->driver[0] = '\0';
-    if (sc_root_readlink(root, path, target, sizeof target) > 0) {
-        const char *slash = strrchr(target, '/');
-        sc_fmt(d->driver, sizeof d->driver, "%s", slash ? slash + 1 : target);
-    }
+    const char *driver = sc_sysfs_link_name(root, path, target, sizeof target);
+    sc_fmt(d->driver, sizeof d->driver, "%s", driver ? driver : "");
 }
 
 static int cmp_device(const void *a, const void *b)
@@ -188,10 +205,8 @@ cJSON *sc_pci_device_json(const sc_pci_device *d)
     char hex[16];
     cJSON_AddStringToObject(o, "address", d->address);
     sc_fact_str(o, "vendor", sc_pci_vendor_name(d->vendor), "not an accelerator vendor");
-    snprintf(hex, sizeof hex, "0x%04x", d->vendor);
-    cJSON_AddStringToObject(o, "vendor_id", hex);
-    snprintf(hex, sizeof hex, "0x%04x", d->device);
-    cJSON_AddStringToObject(o, "device_id", hex);
+    sc_pci_add_hex_id(o, "vendor_id", d->vendor);
+    sc_pci_add_hex_id(o, "device_id", d->device);
     snprintf(hex, sizeof hex, "0x%06x", d->class_code);
     cJSON_AddStringToObject(o, "class", hex);
     sc_fact_str(o, "driver", d->driver[0] ? d->driver : NULL, "no kernel driver bound");

@@ -38,8 +38,7 @@ static void copy_site_dirs(const cJSON *dirs, sc_python_info *info)
 {
     const cJSON *d;
     info->site_count = 0;
-    cJSON_ArrayForEach(d, dirs)
-    {
+    cJSON_ArrayForEach (d, dirs) {
         const char *p = cJSON_GetStringValue(d);
         if (info->site_count >= 8)
             break;
@@ -116,9 +115,9 @@ void sc_python_find_libpython(sc_python_info *info)
             if (info->ldversion[0] && try_candidate(info, dirs[d], names[n]))
                 return;
     sc_fmt(info->no_libpython, sizeof info->no_libpython,
-             "no shared libpython%s in %s or %s (Py_ENABLE_SHARED=%d, LDLIBRARY=%s)",
-             info->ldversion, info->libdir[0] ? info->libdir : "(no LIBDIR)", base_lib,
-             info->enable_shared, info->ldlibrary[0] ? info->ldlibrary : "?");
+           "no shared libpython%s in %s or %s (Py_ENABLE_SHARED=%d, LDLIBRARY=%s)", info->ldversion,
+           info->libdir[0] ? info->libdir : "(no LIBDIR)", base_lib, info->enable_shared,
+           info->ldlibrary[0] ? info->ldlibrary : "?");
 }
 
 /* Reads the child's stdout until EOF or the deadline; returns false on timeout. */

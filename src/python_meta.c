@@ -41,8 +41,8 @@ static bool entry_project(const char *name, char *out, size_t size)
 }
 
 /* Reads the Version header of one metadata directory (or egg-info file). */
-static int read_version(const sc_root *root, const char *entry_path, bool dist_info,
-                        char *version, size_t vsize, char *meta_path, size_t psize)
+static int read_version(const sc_root *root, const char *entry_path, bool dist_info, char *version,
+                        size_t vsize, char *meta_path, size_t psize)
 {
     char path[PATH_MAX];
     struct stat st;
@@ -61,8 +61,8 @@ static int read_version(const sc_root *root, const char *entry_path, bool dist_i
     return ok ? 0 : -ENOENT;
 }
 
-int sc_python_dist_version(const sc_root *root, const char *dir, const char *project,
-                           char *version, size_t vsize, char *meta_path, size_t psize)
+int sc_python_dist_version(const sc_root *root, const char *dir, const char *project, char *version,
+                           size_t vsize, char *meta_path, size_t psize)
 {
     char want[128], have[128], path[PATH_MAX];
     normalise(project, strlen(project), want, sizeof want);
@@ -124,7 +124,8 @@ static void scan_prefix(const sc_root *root, const char *prefix, const char *pro
         if (!sc_root_exists(root, python))
             sc_fmt(python, sizeof python, "%s/bin/python3", prefix);
         for (int k = 0; k < 2; k++) {
-            sc_fmt(site, sizeof site, "%s/%s/%s", lib, e->d_name, k ? "dist-packages" : "site-packages");
+            sc_fmt(site, sizeof site, "%s/%s/%s", lib, e->d_name,
+                   k ? "dist-packages" : "site-packages");
             /* Debian's /usr/local/lib/python3.X/dist-packages belongs to /usr/bin/python3. */
             bool debian_local = k == 1 && strcmp(prefix, "/usr/local") == 0;
             add_found(root, debian_local ? "/usr/bin/python3" : python, site, project, skip, out);

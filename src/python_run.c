@@ -1,6 +1,7 @@
 /* Running code in the user's Python: embedded by dlopen(RTLD_GLOBAL) of its own libpython in this
  * (isolated) process, so one binary serves every Python 3 version, or as a subprocess of the
- * interpreter when it has no shared libpython. The code answers through the file STACKCHECK_RESULT. */
+ * interpreter when it has no shared libpython. The code answers through the file STACKCHECK_RESULT.
+ */
 #include "sc_python.h"
 
 #include <dlfcn.h>
@@ -200,7 +201,7 @@ void sc_python_workdir_remove(const char *dir)
 
 static int create_empty(const char *path, sc_error *err)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600); /* private dir */
     if (fd < 0)
         return sc_error_set(err, -errno, "create %s: %s", path, strerror(errno));
     close(fd);

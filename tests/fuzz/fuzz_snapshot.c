@@ -16,7 +16,8 @@ static const char baseline[] =
     "\"runtime.hip\",\"status\":\"pass\",\"duration_ms\":3,\"facts\":{\"runtime\":{\"version\":"
     "\"5.2\"},\"devices\":[{\"pci_address\":\"0000:01:00.0\",\"arch\":\"gfx90a\"}]},\"findings\":"
     "[]}]},{\"name\":\"app\",\"probes\":[{\"id\":\"app.script\",\"status\":\"pass\",\"facts\":"
-    "{\"numerics\":{\"modules\":[{\"module\":\"a\",\"mean\":1,\"shape\":[2]}]}},\"findings\":[]}]}]}";
+    "{\"numerics\":{\"modules\":[{\"module\":\"a\",\"mean\":1,\"shape\":[2]}]}},\"findings\":[]}]}]"
+    "}";
 
 static void compare(const cJSON *a, const cJSON *b, FILE *sink)
 {
@@ -60,7 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *nul = memchr(data, 0, size);
     size_t first = nul ? (size_t)(nul - data) : size;
     cJSON *a = cJSON_ParseWithLength((const char *)data, first);
-    cJSON *b = nul ? cJSON_ParseWithLength((const char *)nul + 1, size - first - 1) : cJSON_Parse(baseline);
+    cJSON *b = nul ? cJSON_ParseWithLength((const char *)nul + 1, size - first - 1)
+                   : cJSON_Parse(baseline);
     sc_error err;
     bool a_ok = a && sc_diff_check_snapshot(a, "a", &err) == 0;
     bool b_ok = b && sc_diff_check_snapshot(b, "b", &err) == 0;

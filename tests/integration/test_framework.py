@@ -74,6 +74,14 @@ def arange(n, device=None, dtype=None):
     return _T(list(range(n)))
 """
 
+# Fails like a ROCm libdrm clash, but only when embedded in another program than python.
+FAKE_EMBED_ONLY_FAILURE = """
+import os
+if not os.path.basename(os.readlink("/proc/self/exe")).startswith("python"):
+    raise OSError("/usr/lib/x86_64-linux-gnu/libdrm.so.2: version `LIBDRM_9.9' not found "
+                  "(required by /opt/amdgpu/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1)")
+""" + FAKE_ROCM
+
 FAKE_SEGFAULT = "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n"
 FAKE_HANG = "import time\ntime.sleep(600)\n"
 FAKE_LOADER = "import ctypes\nctypes.CDLL(%r)\n"
@@ -245,25 +253,47 @@ class FrameworkTest(unittest.TestCase):
                 self.assertEqual(p["facts"]["python"]["executable"], python)
                 self.check_fake_rocm(p)
 
+    def test_import_failing_only_when_embedded_is_retried_in_a_subprocess(self):
+        fake = self.fake(FAKE_EMBED_ONLY_FAILURE)
+        _, p = self.run_torch(DEBIAN_PYTHON, env=fake.env())
+        self.check_fake_rocm(p)  # the interpreter's own answer
+        py = p["facts"]["python"]
+        self.assertEqual(py["mode"], "subprocess")
+        self.assertIn("failed only when embedded", py["embed_error"])
+        self.assertIn("LIBDRM_9.9", py["embed_error"])
+        self.assertNotIn("torch.import-failed", sclib_ids(p))
+
     def test_rocm_build_without_device_subprocess_mode(self):
         fake = self.fake(FAKE_ROCM)
         _, p = self.run_torch(DEBIAN_PYTHON, env=fake.env(STACKCHECK_PYTHON_SUBPROCESS="1"))
         self.check_fake_rocm(p)
         self.assertEqual(p["facts"]["python"]["mode"], "subprocess")
 
+    def private_tmpdir(self):
+        tmp = tempfile.mkdtemp(prefix="sc-tmpdir-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        return tmp
+
     def test_import_that_segfaults_is_a_crash_with_the_metadata_kept(self):
         fake = self.fake(FAKE_SEGFAULT)
-        r, p = self.run_torch(DEBIAN_PYTHON, env=fake.env())
-        self.assertEqual(p["status"], "crash", p)
-        self.assertIn("SIGSEGV", p["reason"])
-        self.assertEqual(p["facts"]["metadata"]["torch"]["version"], FAKE_VERSION)
-        self.assertIn("torch.import-crashed", sclib_ids(p))
-        sclib.validate_snapshot(self, r.snapshot)
-        self.assertEqual(r.rc, 1)
+        for subprocess_mode in ("0", "1"):
+            with self.subTest(subprocess_mode=subprocess_mode):
+                tmp = self.private_tmpdir()
+                env = fake.env(TMPDIR=tmp, STACKCHECK_PYTHON_SUBPROCESS=subprocess_mode)
+                r, p = self.run_torch(DEBIAN_PYTHON, env=env)
+                self.assertEqual(os.listdir(tmp), [])  # the crashed child's directory is removed
+                self.assertEqual(p["status"], "crash", p)
+                self.assertIn("SIGSEGV", p["reason"])
+                self.assertEqual(p["facts"]["metadata"]["torch"]["version"], FAKE_VERSION)
+                self.assertIn("torch.import-crashed", sclib_ids(p))
+                sclib.validate_snapshot(self, r.snapshot)
+                self.assertEqual(r.rc, 1)
 
     def test_import_that_hangs_times_out(self):
         fake = self.fake(FAKE_HANG)
-        r, p = self.run_torch(DEBIAN_PYTHON, env=fake.env(), extra_args=["--timeout", "3"])
+        tmp = self.private_tmpdir()
+        r, p = self.run_torch(DEBIAN_PYTHON, env=fake.env(TMPDIR=tmp), extra_args=["--timeout", "3"])
+        self.assertEqual(os.listdir(tmp), [])
         self.assertEqual(p["status"], "timeout", p)
         self.assertEqual(p["facts"]["metadata"]["torch"]["version"], FAKE_VERSION)
         self.assertIn("torch.import-hangs", sclib_ids(p))
@@ -325,6 +355,18 @@ class FrameworkTest(unittest.TestCase):
         self.assertEqual(py["base_prefix"], "/usr")
         self.assertIn(os.path.join(venv, "lib", "python3.11", "site-packages"), py["site_packages"])
         self.check_fake_rocm(p)
+
+    def test_gated_probe_keeps_the_inventory(self):
+        fake = self.fake(FAKE_ROCM)
+        r = sclib.run(["--python", DEBIAN_PYTHON], env=fake.env())
+        p = r.probe("framework.torch")
+        if p["status"] != "skip":
+            self.skipTest("the layers below passed on this machine; nothing is gated")
+        self.assertIn("did not pass", p["reason"])
+        self.assertEqual(p["facts"]["metadata"]["torch"]["version"], FAKE_VERSION)
+        self.assertEqual(p["facts"]["python"]["executable"], DEBIAN_PYTHON)
+        self.assertNotIn("torch", p["facts"])  # nothing was imported
+        self.assertEqual(p["findings"], [])
 
     def test_missing_interpreter(self):
         _, p = self.run_torch("/nonexistent/python3")

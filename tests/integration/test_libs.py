@@ -163,6 +163,23 @@ class Resolution(unittest.TestCase):
         self.assertEqual(by_name(f, "libd.so.1")["path"], self.tmp + "/d2/libd.so.1")
 
 
+    def test_unreadable_directory_is_passed_over(self):
+        # permission denial for real: an unprivileged user and a directory it may not search
+        locked = os.path.join(self.tmp, "locked")
+        os.makedirs(locked, exist_ok=True)
+        shutil.copy(self.tmp + "/d1/libd.so.1", locked)
+        os.chmod(locked, 0o000)
+        os.chmod(self.tmp, 0o755)
+        try:
+            r = sclib.run(["libs", "--json", "-", "--ld-library-path", locked + ":" + self.tmp + "/d2",
+                           self.tmp + "/a/liba_runpath.so"], json_file=False,
+                          user=sclib.unprivileged(), env={"LD_LIBRARY_PATH": None})
+        finally:
+            os.chmod(locked, 0o755)
+        f = json.loads(r.stdout)["files"][0]
+        self.assertEqual(by_name(f, "libd.so.1")["path"], self.tmp + "/d2/libd.so.1")
+
+
 class Versions(unittest.TestCase):
     """A symbol version the provider lacks, and names that differ only by the C++11 ABI."""
 
@@ -513,11 +530,32 @@ class Layer(unittest.TestCase):
         self.assertTrue(any("/_C." in p for p in paths), paths)
         self.assertEqual(r.layer("libraries")["name"], "libraries")
 
+    def test_torch_offline_from_the_package_files(self):
+        root = tempfile.mkdtemp(prefix="sc-torch-")
+        try:
+            pkg = root + "/usr/local/lib/python3.12/site-packages/torch"
+            so(pkg + "/lib/libc10.so", "int c10(void){return 0;}\n", "libc10.so")
+            so(pkg + "/lib/libtorch_cpu.so", "int t(void){return 0;}\n", "libtorch_cpu.so",
+               ["-L" + pkg + "/lib", "-l:libc10.so"], ["-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN"])
+            so(pkg + "/_C.cpython-312-x86_64-linux-gnu.so", "int c(void){return 0;}\n", None,
+               ["-L" + pkg + "/lib", "-l:libtorch_cpu.so"],
+               ["-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN/lib"])
+            r = sclib.run(["--keep-going", "--sysroot", root])
+            t = r.probe("libraries.torch")
+            self.assertEqual(t["status"], "pass", t)
+            self.assertEqual(t["facts"]["torch_dir"], "/usr/local/lib/python3.12/site-packages/torch")
+            files = {f["path"]: f for f in t["facts"]["files"]}
+            c = files["/usr/local/lib/python3.12/site-packages/torch/_C.cpython-312-x86_64-linux-gnu.so"]
+            self.assertEqual([(lib["name"], lib["found_via"], lib["root_kind"]) for lib in c["libraries"]],
+                             [("libtorch_cpu.so", "runpath", "python"), ("libc10.so", "runpath", "python")])
+            self.assertIn(pkg[len(root):] + "/lib/libtorch_cpu.so", files)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
     def test_ext_directory_and_offline(self):
         tmp = tempfile.mkdtemp(prefix="sc-ext-")
         try:
-            so(tmp + "/ext/libx.so", "int x(void){return 0;}\n", "libx.so",
-               ["-L" + tmp + "/gone", "-l:libgone.so"] if False else [])
+            so(tmp + "/ext/libx.so", "int x(void){return 0;}\n", "libx.so")
             so(tmp + "/gone/libgone.so", "int g(void){return 0;}\n", "libgone.so")
             so(tmp + "/ext/sub/liby.so", "int y(void){return 0;}\n", "liby.so",
                ["-L" + tmp + "/gone", "-l:libgone.so"])

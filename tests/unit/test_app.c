@@ -61,8 +61,10 @@ static void test_stages_and_metrics(void **state)
     assert_int_equal(p->metrics[0].stage, 1);
     cJSON *stages = sc_app_stages_json(p, false);
     assert_int_equal(cJSON_GetArraySize(stages), 2);
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(stages, 0), "status")), "pass");
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(stages, 1), "status")), "fail");
+    assert_string_equal(
+        cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(stages, 0), "status")), "pass");
+    assert_string_equal(
+        cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(stages, 1), "status")), "fail");
     assert_string_equal(sc_app_failed_stage(p), "forward");
     cJSON_Delete(stages);
     free(p);
@@ -134,7 +136,8 @@ static void test_flood_is_bounded(void **state)
     assert_int_equal(p->out.total, 20u << 20);
     assert_int_equal(p->stage_count, 1);
     cJSON *stream = sc_app_stream_json(p, SC_APP_STDOUT);
-    assert_int_equal(strlen(cJSON_GetStringValue(cJSON_GetObjectItem(stream, "tail"))), SC_APP_TAIL_MAX);
+    assert_int_equal(strlen(cJSON_GetStringValue(cJSON_GetObjectItem(stream, "tail"))),
+                     SC_APP_TAIL_MAX);
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(stream, "truncated")));
     cJSON_Delete(stream);
     free(chunk);
@@ -179,14 +182,16 @@ static void test_text_made_valid(void **state)
 {
     (void)state;
     cJSON *s = sc_app_text_json("a\0b\xff\xc3\xa9\xe2\x82", 8);
-    assert_string_equal(cJSON_GetStringValue(s), "a\xef\xbf\xbd" "b\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd");
+    assert_string_equal(cJSON_GetStringValue(s), "a\xef\xbf\xbd"
+                                                 "b\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd");
     cJSON_Delete(s);
     char line[16];
     sc_app_one_line("first\nsecond\n", 13, line, sizeof line);
     assert_string_equal(line, "econd");
     sc_app_one_line("a\nb\x01", 4, line, sizeof line);
     assert_string_equal(line, "a | b?");
-    sc_app_one_line("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 18, line, 10);
+    sc_app_one_line("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 18,
+                    line, 10);
     assert_string_equal(line, "\xc3\xa9"); /* cut on a character boundary */
 }
 
@@ -290,7 +295,8 @@ static void test_exec_outcomes(void **state)
     (void)state;
     double ms;
     cJSON *r = run_exec("echo '::stackcheck stage a'; exit 4", 20, &ms);
-    assert_true(num(r, "exit_code") == 4 && num(r, "stages") == 2 && !cJSON_IsTrue(cJSON_GetObjectItem(r, "timed_out")));
+    assert_true(num(r, "exit_code") == 4 && num(r, "stages") == 2 &&
+                !cJSON_IsTrue(cJSON_GetObjectItem(r, "timed_out")));
     cJSON_Delete(r);
     r = run_exec("kill -SEGV $$", 20, &ms);
     assert_true(num(r, "signal") == SIGSEGV);
@@ -320,7 +326,8 @@ static void test_exec_kills_leftovers(void **state)
     sc_app_parse *p = new_parse();
     sc_app_outcome o;
     assert_int_equal(sc_root_open(&root, NULL, &err), 0);
-    assert_int_equal(sc_app_exec("sleep 977303 & echo hi", sc_now_ms() + 20000, &root, false, p, &o, &err), 0);
+    assert_int_equal(
+        sc_app_exec("sleep 977303 & echo hi", sc_now_ms() + 20000, &root, false, p, &o, &err), 0);
     assert_int_equal(o.exit_code, 0);
     assert_int_equal(p->out.total, 3);
     usleep(100000);

@@ -1,6 +1,6 @@
-/* The Python layer's C side: parsing the interpreter's report, choosing libpython, package metadata,
- * loader error messages, and running code embedded and as a subprocess (in isolated children, so the
- * test process never loads libpython itself). */
+/* The Python layer's C side: parsing the interpreter's report, choosing libpython, package
+ * metadata, loader error messages, and running code embedded and as a subprocess (in isolated
+ * children, so the test process never loads libpython itself). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,9 +18,9 @@
 #include "sc_sysroot.h"
 
 #define REPORT                                                                                     \
-    "{\"executable\": \"/opt/py/bin/python3.12\", \"version\": \"3.12.1\", \"prefix\": "          \
-    "\"/home/u/venv\", \"base_prefix\": \"/opt/py\", \"ldlibrary\": \"libpython3.12.a\", "        \
-    "\"libdir\": \"/opt/py/lib\", \"instsoname\": \"libpython3.12.a\", \"ldversion\": \"3.12\", " \
+    "{\"executable\": \"/opt/py/bin/python3.12\", \"version\": \"3.12.1\", \"prefix\": "           \
+    "\"/home/u/venv\", \"base_prefix\": \"/opt/py\", \"ldlibrary\": \"libpython3.12.a\", "         \
+    "\"libdir\": \"/opt/py/lib\", \"instsoname\": \"libpython3.12.a\", \"ldversion\": \"3.12\", "  \
     "\"shared\": false, \"site_dirs\": [\"/home/u/venv/lib/python3.12/site-packages\", "           \
     "\"relative/ignored\", 7]}"
 
@@ -113,14 +113,14 @@ static void test_dist_version(void **state)
     sc_root root;
     sc_error err;
     assert_int_equal(sc_root_open(&root, NULL, &err), 0);
-    assert_int_equal(sc_python_dist_version(&root, dir, "torch-npu", version, sizeof version, path,
-                                            sizeof path),
-                     0);
+    assert_int_equal(
+        sc_python_dist_version(&root, dir, "torch-npu", version, sizeof version, path, sizeof path),
+        0);
     assert_string_equal(version, "2.1.0.post3");
     assert_string_equal(path, meta);
-    assert_int_equal(sc_python_dist_version(&root, dir, "torch", version, sizeof version, path,
-                                            sizeof path),
-                     -ENOENT);
+    assert_int_equal(
+        sc_python_dist_version(&root, dir, "torch", version, sizeof version, path, sizeof path),
+        -ENOENT);
     sc_root_close(&root);
     unlink(meta);
     snprintf(path, sizeof path, "%s/Torch_NPU-2.1.0.post3.dist-info", dir);
@@ -132,7 +132,8 @@ static void test_loader_error_parse(void **state)
 {
     (void)state;
     char file[256], kind[32], subject[128];
-    const char *undef = "/x/torch/lib/libtorch_hip.so: undefined symbol: hipGetDevicePropertiesR0600";
+    const char *undef =
+        "/x/torch/lib/libtorch_hip.so: undefined symbol: hipGetDevicePropertiesR0600";
     assert_true(sc_loader_error_parse(undef, file, sizeof file, kind, sizeof kind, subject,
                                       sizeof subject));
     assert_string_equal(file, "/x/torch/lib/libtorch_hip.so");
@@ -141,8 +142,8 @@ static void test_loader_error_parse(void **state)
 
     const char *ver = "/opt/dtk/lib/libamdhip64.so: version `hip_4.2' not found (required by "
                       "/v/torch/lib/libc10_hip.so)";
-    assert_true(sc_loader_error_parse(ver, file, sizeof file, kind, sizeof kind, subject,
-                                      sizeof subject));
+    assert_true(
+        sc_loader_error_parse(ver, file, sizeof file, kind, sizeof kind, subject, sizeof subject));
     assert_string_equal(file, "/v/torch/lib/libc10_hip.so");
     assert_string_equal(kind, "version-not-found");
     assert_string_equal(subject, "hip_4.2");
@@ -218,6 +219,55 @@ static void test_run_subprocess(void **state)
     check_run(true);
 }
 
+/* In the isolated child: a "libpython" without the embedding calls fails cleanly (-ENOSYS), and
+ * the same work directory then serves the subprocess fallback, as framework.torch does. */
+static cJSON *fallback_child(void *arg)
+{
+    (void)arg;
+    sc_python_info info;
+    sc_error err = {0};
+    char dir[4096];
+    if (sc_python_locate("/usr/bin/python3", &info, &err) < 0 ||
+        sc_python_workdir(dir, sizeof dir, &err) < 0)
+        return NULL;
+    snprintf(info.libpython, sizeof info.libpython, "%s", "libz.so.1");
+    const char *argv[] = {"probe", NULL};
+    const char *code = "import os\nopen(os.environ['STACKCHECK_RESULT'], 'w').write('[1]')\n";
+    cJSON *result = NULL, *out = cJSON_CreateObject();
+    const char *mode = NULL;
+    int rc = sc_python_run_in(&info, dir, code, argv, &result, &mode, &err);
+    cJSON_AddNumberToObject(out, "embedded_rc", rc);
+    cJSON_AddStringToObject(out, "embedded_error", err.message);
+    info.libpython[0] = '\0';
+    rc = sc_python_run_in(&info, dir, code, argv, &result, &mode, &err);
+    cJSON_AddNumberToObject(out, "subprocess_rc", rc);
+    cJSON_AddStringToObject(out, "mode", mode);
+    if (result)
+        cJSON_AddItemToObject(out, "result", result);
+    sc_python_workdir_remove(dir);
+    cJSON_AddBoolToObject(out, "removed", access(dir, F_OK) != 0);
+    return out;
+}
+
+static void test_embed_fallback(void **state)
+{
+    (void)state;
+    if (access("/usr/bin/python3", X_OK) != 0)
+        skip();
+    sc_isolate_report rep;
+    assert_int_equal(sc_isolate_run(fallback_child, NULL, 60, &rep), 0);
+    assert_int_equal(rep.outcome, SC_ISOLATE_OK);
+    cJSON *r = rep.result;
+    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "embedded_rc")), -ENOSYS);
+    assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(r, "embedded_error")),
+                           "lacks Py_DecodeLocale"));
+    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "subprocess_rc")), 0);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(r, "mode")), "subprocess");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(r, "result")), 1);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(r, "removed")));
+    cJSON_Delete(r);
+}
+
 static void test_locate_missing(void **state)
 {
     (void)state;
@@ -230,10 +280,11 @@ static void test_locate_missing(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_info_parse),        cmocka_unit_test(test_find_libpython),
-        cmocka_unit_test(test_metadata_version),  cmocka_unit_test(test_dist_version),
+        cmocka_unit_test(test_info_parse),         cmocka_unit_test(test_find_libpython),
+        cmocka_unit_test(test_metadata_version),   cmocka_unit_test(test_dist_version),
         cmocka_unit_test(test_loader_error_parse), cmocka_unit_test(test_run_embedded),
-        cmocka_unit_test(test_run_subprocess),    cmocka_unit_test(test_locate_missing),
+        cmocka_unit_test(test_run_subprocess),     cmocka_unit_test(test_locate_missing),
+        cmocka_unit_test(test_embed_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

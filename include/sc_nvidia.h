@@ -1,0 +1,63 @@
+/* The text the NVIDIA kernel driver publishes, parsed from buffers (kept apart from I/O so fuzz
+ * targets drive them): /proc/driver/nvidia/version, /proc/driver/nvidia/gpus/<pci>/information,
+ * and the driver's kernel-log lines (Xid errors, a GPU fallen off the bus, API mismatches). */
+#ifndef SC_NVIDIA_H
+#define SC_NVIDIA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SC_NV_KMSG_KEEP 5
+#define SC_NV_KMSG_LINE_MAX 240
+
+/* Parses the "NVRM version:" line of /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX
+ * x86_64 Kernel Module  550.127.05  Tue Oct  8 ..." or "... Open Kernel Module for x86_64
+ * 550.127.05  Release Build ...") into the version "550.127.05" and, when open is not NULL,
+ * whether it is the open kernel module. Returns 0, or -EINVAL when no such line or version. */
+int sc_nvidia_parse_proc_version(const char *text, char *buf, size_t size, bool *open);
+
+/* True when s is a driver version: digits and dots, at least one dot, at most 31 characters. */
+bool sc_nvidia_is_version(const char *s);
+
+/* What /proc/driver/nvidia/gpus/<pci>/information says about one GPU; "" when a line is absent. */
+typedef struct {
+    char model[128];       /* "NVIDIA H200" */
+    char irq[16];          /* "151" */
+    char uuid[64];         /* "GPU-2c1f3a5e-..." */
+    char vbios[32];        /* "96.00.9F.00.04" */
+    char bus_type[16];     /* "PCIe" */
+    char bus_location[32]; /* "0000:18:00.0" */
+    int minor;             /* Device Minor, -1 when absent or malformed */
+    char excluded[8];      /* "No" */
+    int lines;             /* "Key: value" lines read */
+} sc_nvidia_gpu_info;
+
+/* Parses an information file's "Key: value" lines (values trimmed, printable ASCII only); unknown
+ * keys are ignored. Returns 0, or -EINVAL when not one line has the Key: value form. */
+int sc_nvidia_parse_gpu_info(const char *text, sc_nvidia_gpu_info *out);
+
+/* One kernel-log line of the NVIDIA driver that reports a problem. */
+typedef struct {
+    const char *kind;               /* "xid", "fallen-off-bus", "api-mismatch", "init-failed" */
+    int xid;                        /* the Xid number, -1 for other kinds or when unreadable */
+    char line[SC_NV_KMSG_LINE_MAX]; /* the message, escaped, cut to fit */
+} sc_nvidia_kmsg_match;
+
+typedef struct {
+    sc_nvidia_kmsg_match first[SC_NV_KMSG_KEEP];
+    size_t kept;
+    size_t total;      /* all matching lines */
+    size_t xids;       /* Xid lines */
+    size_t off_bus;    /* "fallen off the bus" lines */
+    size_t lines;      /* lines scanned */
+    char xid_list[64]; /* distinct Xid numbers seen, "79,48" (cut to fit) */
+} sc_nvidia_kmsg_result;
+
+/* Scans len bytes of kernel-log text (kmsg records or syslog lines; NUL bytes allowed) for the
+ * NVRM lines that report a problem. */
+void sc_nvidia_kmsg_scan(const char *buf, size_t len, sc_nvidia_kmsg_result *out);
+
+/* Known Xid numbers in words ("79" -> "GPU has fallen off the bus"), NULL when unknown. */
+const char *sc_nvidia_xid_meaning(int xid);
+
+#endif

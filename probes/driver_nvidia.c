@@ -1,0 +1,442 @@
+/* driver.nvidia: NVIDIA GPUs behind the nvidia kernel module. Reads PCI, /sys/module/nvidia,
+ * /proc/driver/nvidia (version and per-GPU information), the device nodes and the kernel log,
+ * all through the root, so it runs the same live and on a --sysroot image. Passive. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "probes.h"
+#include "sc_host.h"
+#include "sc_kmsg.h"
+#include "sc_nvidia.h"
+#include "sc_pci.h"
+#include "sc_util.h"
+
+#define MAX_GPUS 64 /* device nodes checked; more GPUs are listed but not all checked */
+
+typedef struct {
+    const sc_ctx *ctx;
+    sc_result *res;
+    sc_pci_list pci;
+    size_t ours;                  /* NVIDIA accelerators on PCI */
+    size_t bound;                 /* ... bound to the nvidia driver */
+    const sc_pci_device *first;   /* first NVIDIA accelerator */
+    const sc_pci_device *unbound; /* first one not bound to nvidia */
+    bool module_loaded;           /* /sys/module/nvidia exists */
+    char module_version[128];
+    char proc_version[64];
+    int minors[MAX_GPUS]; /* per device, -1 unknown */
+    size_t ndev;
+    const char *container;
+} nv_state;
+
+static void scan_pci(nv_state *st)
+{
+    sc_error err = {0};
+    cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "pci");
+    if (sc_pci_scan(st->ctx->root, &st->pci, &err) < 0) {
+        sc_fact_null(st->res->facts, "pci", "%s", err.message);
+        return;
+    }
+    for (size_t i = 0; i < st->pci.count; i++) {
+        const sc_pci_device *d = &st->pci.items[i];
+        if (!sc_pci_is_accelerator(d) || d->vendor != SC_PCI_VENDOR_NVIDIA)
+            continue;
+        st->ours++;
+        if (!st->first)
+            st->first = d;
+        if (strcmp(d->driver, "nvidia") == 0)
+            st->bound++;
+        else if (!st->unbound)
+            st->unbound = d;
+        cJSON_AddItemToArray(arr, sc_pci_device_json(d));
+    }
+}
+
+/* facts.module: /sys/module/nvidia with initstate and version, and whether nvidia_uvm is in. */
+static void read_module(nv_state *st)
+{
+    const sc_root *root = st->ctx->root;
+    char line[128];
+    st->module_loaded = sc_root_exists(root, "/sys/module/nvidia");
+    if (!st->module_loaded) {
+        sc_fact_null(st->res->facts, "module",
+                     "/sys/module/nvidia absent: the module is not loaded");
+        return;
+    }
+    cJSON *m = cJSON_AddObjectToObject(st->res->facts, "module");
+    cJSON_AddStringToObject(m, "name", "nvidia");
+    cJSON_AddStringToObject(
+        m, "initstate",
+        sc_root_read_line(root, "/sys/module/nvidia/initstate", line, sizeof line) == 0
+            ? line
+            : "builtin");
+    if (sc_root_read_line(root, "/sys/module/nvidia/version", line, sizeof line) == 0 &&
+        sc_nvidia_is_version(line)) {
+        snprintf(st->module_version, sizeof st->module_version, "%s", line);
+        cJSON_AddStringToObject(m, "version", line);
+    } else {
+        sc_fact_null(m, "version", "/sys/module/nvidia/version absent or not a version");
+    }
+    cJSON_AddBoolToObject(m, "uvm_loaded", sc_root_exists(root, "/sys/module/nvidia_uvm"));
+}
+
+/* facts.proc_version and facts.driver_version: /proc wins, the module's version stands in. */
+static void read_proc_version(nv_state *st)
+{
+    cJSON *facts = st->res->facts;
+    char *text = NULL;
+    bool open = false;
+    long n = sc_root_read(st->ctx->root, "/proc/driver/nvidia/version", &text, 64 * 1024);
+    if (n < 0)
+        sc_fact_null(facts, "proc_version", "/proc/driver/nvidia/version: %s", strerror((int)-n));
+    else if (sc_nvidia_parse_proc_version(text, st->proc_version, sizeof st->proc_version, &open) <
+             0)
+        sc_fact_null(facts, "proc_version", "/proc/driver/nvidia/version has no NVRM version line");
+    else {
+        cJSON_AddStringToObject(facts, "proc_version", st->proc_version);
+        cJSON_AddBoolToObject(facts, "open_kernel_module", open);
+    }
+    free(text);
+    const char *v = st->proc_version[0] ? st->proc_version : st->module_version;
+    sc_fact_str(facts, "driver_version", v[0] ? v : NULL,
+                "neither /proc/driver/nvidia/version nor /sys/module/nvidia/version is readable");
+}
+
+static void add_info_str(cJSON *o, const char *key, const char *v, const char *path)
+{
+    if (v[0])
+        cJSON_AddStringToObject(o, key, v);
+    else
+        sc_fact_null(o, key, "no such line in %s", path);
+}
+
+/* One device: PCI identity plus what /proc/driver/nvidia/gpus/<addr>/information says. */
+static cJSON *device_json(nv_state *st, const sc_pci_device *d, size_t index)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    char hex[16], path[160];
+    cJSON_AddStringToObject(o, "pci_address", d->address);
+    snprintf(hex, sizeof hex, "0x%04x", d->device);
+    cJSON_AddStringToObject(o, "device_id", hex);
+    sc_fact_str(o, "driver", d->driver[0] ? d->driver : NULL, "no driver bound");
+    sc_fmt(path, sizeof path, "/proc/driver/nvidia/gpus/%s/information", d->address);
+    char *text = NULL;
+    long n = sc_root_read(st->ctx->root, path, &text, 64 * 1024);
+    sc_nvidia_gpu_info info;
+    int minor = -1;
+    if (n < 0 || sc_nvidia_parse_gpu_info(text, &info) < 0) {
+        static const char *const keys[] = {"model", "uuid", "vbios", "minor", "irq"};
+        for (size_t i = 0; i < 5; i++)
+            sc_fact_null(o, keys[i], "%s %s", path,
+                         n < 0 ? strerror((int)-n) : "has no Key: value lines");
+    } else {
+        add_info_str(o, "model", info.model, path);
+        add_info_str(o, "uuid", info.uuid, path);
+        add_info_str(o, "vbios", info.vbios, path);
+        add_info_str(o, "irq", info.irq, path);
+        if (info.bus_type[0])
+            cJSON_AddStringToObject(o, "bus_type", info.bus_type);
+        if (info.excluded[0])
+            cJSON_AddBoolToObject(o, "excluded", strcmp(info.excluded, "Yes") == 0);
+        if ((minor = info.minor) >= 0)
+            cJSON_AddNumberToObject(o, "minor", minor);
+        else
+            sc_fact_null(o, "minor", "no valid Device Minor line in %s", path);
+    }
+    free(text);
+    if (index < MAX_GPUS)
+        st->minors[index] = minor;
+    return o;
+}
+
+static void read_devices(nv_state *st)
+{
+    cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "devices");
+    for (size_t i = 0; i < st->pci.count && arr; i++) {
+        const sc_pci_device *d = &st->pci.items[i];
+        if (!sc_pci_is_accelerator(d) || d->vendor != SC_PCI_VENDOR_NVIDIA)
+            continue;
+        cJSON_AddItemToArray(arr, device_json(st, d, st->ndev));
+        st->ndev++;
+    }
+}
+
+/* nvidia.driver-not-loaded: GPUs on PCI, but no module or no GPU bound to it. */
+static bool driver_verdict(nv_state *st)
+{
+    if (st->module_loaded && st->bound > 0)
+        return true;
+    const sc_pci_device *d = st->unbound ? st->unbound : st->first;
+    sc_finding(st->res, "nvidia.driver-not-loaded", SC_SEV_ERROR,
+               "install the NVIDIA driver for this GPU and load it (sudo modprobe nvidia); if "
+               "nouveau or vfio-pci holds the GPU, blacklist or unbind it; read dmesg for NVRM "
+               "errors",
+               "%zu NVIDIA GPU(s) on PCI, e.g. %s (0x10de:0x%04x, driver %s), but %s", st->ours,
+               d->address, d->device, d->driver[0] ? d->driver : "none",
+               st->module_loaded ? "none is bound to the nvidia module"
+                                 : "the nvidia module is not loaded (/sys/module/nvidia absent)");
+    return false;
+}
+
+static void check_versions(nv_state *st)
+{
+    if (st->module_version[0] && st->proc_version[0] &&
+        strcmp(st->module_version, st->proc_version) != 0)
+        sc_finding(st->res, "nvidia.module-version-mismatch", SC_SEV_ERROR,
+                   "reboot (or unload and reload the nvidia modules) so the loaded module is the "
+                   "installed driver; then user space and kernel agree",
+                   "/sys/module/nvidia/version says %s but /proc/driver/nvidia/version says %s",
+                   st->module_version, st->proc_version);
+}
+
+/* ---- device nodes ---- */
+
+typedef struct {
+    char path[64];
+    bool exists, readable, writable;
+    struct stat sb;
+    char group[64];
+} node_access;
+
+static void check_node(const nv_state *st, const char *path, node_access *a)
+{
+    memset(a, 0, sizeof *a);
+    snprintf(a->path, sizeof a->path, "%s", path);
+    a->exists = sc_root_stat(st->ctx->root, path, &a->sb, true) == 0;
+    if (!a->exists)
+        return;
+    a->readable = sc_root_access(st->ctx->root, path, R_OK) == 0;
+    a->writable = sc_root_access(st->ctx->root, path, W_OK) == 0;
+    if (!sc_group_name(st->ctx->root, a->sb.st_gid, a->group, sizeof a->group))
+        snprintf(a->group, sizeof a->group, "%u", (unsigned)a->sb.st_gid);
+}
+
+static cJSON *node_json(const node_access *a)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "path", a->path);
+    cJSON_AddBoolToObject(o, "exists", a->exists);
+    if (!a->exists) {
+        sc_fact_null(o, "readable", "%s does not exist", a->path);
+        sc_fact_null(o, "writable", "%s does not exist", a->path);
+        sc_fact_null(o, "group", "%s does not exist", a->path);
+        sc_fact_null(o, "mode", "%s does not exist", a->path);
+        return o;
+    }
+    char mode[8];
+    snprintf(mode, sizeof mode, "%04o", (unsigned)(a->sb.st_mode & 07777));
+    cJSON_AddBoolToObject(o, "readable", a->readable);
+    cJSON_AddBoolToObject(o, "writable", a->writable);
+    cJSON_AddStringToObject(o, "group", a->group);
+    cJSON_AddStringToObject(o, "mode", mode);
+    return o;
+}
+
+typedef struct {
+    node_access first_missing, first_denied;
+    size_t missing, denied, gpu_present, gpu_total;
+    bool ctl, uvm;
+} node_tally;
+
+static void tally_node(node_tally *t, const node_access *a, bool gpu)
+{
+    if (gpu) {
+        t->gpu_total++;
+        t->gpu_present += a->exists;
+    }
+    if (!a->exists && t->missing++ == 0)
+        t->first_missing = *a;
+    if (a->exists && !(a->readable && a->writable) && t->denied++ == 0)
+        t->first_denied = *a;
+}
+
+static void permission_finding(nv_state *st, const node_tally *t)
+{
+    const node_access *a = &t->first_denied;
+    bool in_group = sc_process_in_group(a->sb.st_gid);
+    char hint[256];
+    if (!in_group && (a->sb.st_mode & 060) == 060)
+        snprintf(hint, sizeof hint,
+                 "sudo usermod -aG %s $USER, then log in again (in a container: --group-add %s)",
+                 a->group, a->group);
+    else
+        snprintf(hint, sizeof hint,
+                 "the NVIDIA nodes are normally 0666: check the driver's NVreg_DeviceFileMode/"
+                 "NVreg_DeviceFileGID options and udev rules, or give group %s read-write access",
+                 a->group);
+    sc_finding(st->res, "nvidia.device-permission", SC_SEV_ERROR, hint,
+               "%s%s is not readable and writable by uid %u: mode %04o, owner uid %u, group %s "
+               "(gid %u); uid %u is %sin group %s",
+               a->path, t->denied > 1 ? " (and more)" : "", (unsigned)geteuid(),
+               (unsigned)(a->sb.st_mode & 07777), (unsigned)a->sb.st_uid, a->group,
+               (unsigned)a->sb.st_gid, (unsigned)geteuid(), in_group ? "" : "not ", a->group);
+}
+
+static void missing_finding(nv_state *st, const node_tally *t)
+{
+    bool uvm_only = t->missing == 1 && !t->uvm;
+    sc_finding(st->res, "nvidia.device-node-missing", SC_SEV_ERROR,
+               uvm_only ? "load the unified-memory module and create its node: sudo modprobe "
+                          "nvidia-uvm, or run nvidia-modprobe -u -c=0 (CUDA needs /dev/nvidia-uvm)"
+                        : "run nvidia-modprobe (or nvidia-smi once as root) to create the nodes, "
+                          "and check that udev or the driver's device-file options create them",
+               "%s does not exist (%zu of %zu NVIDIA device node(s) missing)",
+               t->first_missing.path, t->missing, t->gpu_total + 2);
+}
+
+/* /dev/nvidiactl, /dev/nvidia-uvm and /dev/nvidia<minor> of each GPU: facts and findings. */
+static void check_device_nodes(nv_state *st)
+{
+    cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "device_nodes");
+    node_tally t = {0};
+    node_access a;
+    check_node(st, "/dev/nvidiactl", &a);
+    t.ctl = a.exists;
+    tally_node(&t, &a, false);
+    cJSON_AddItemToArray(arr, node_json(&a));
+    check_node(st, "/dev/nvidia-uvm", &a);
+    t.uvm = a.exists;
+    tally_node(&t, &a, false);
+    cJSON_AddItemToArray(arr, node_json(&a));
+    for (size_t i = 0; i < st->ndev && i < MAX_GPUS; i++) {
+        char path[32];
+        snprintf(path, sizeof path, "/dev/nvidia%d", st->minors[i] >= 0 ? st->minors[i] : (int)i);
+        check_node(st, path, &a);
+        tally_node(&t, &a, true);
+        cJSON_AddItemToArray(arr, node_json(&a));
+    }
+    if (st->container && !t.ctl && t.gpu_present == 0) {
+        sc_finding(st->res, "nvidia.container-devices-not-mapped", SC_SEV_ERROR,
+                   "start the container with --gpus all (docker, with nvidia-container-toolkit "
+                   "installed) or --device nvidia.com/gpu=all (CDI); Kubernetes: the NVIDIA "
+                   "device plugin",
+                   "%zu NVIDIA GPU(s) in the host's sysfs but no /dev/nvidiactl and no "
+                   "/dev/nvidia<N> in this %s container",
+                   st->ndev, st->container);
+        return;
+    }
+    bool subset = st->container && t.ctl && t.uvm && t.gpu_present > 0;
+    cJSON_AddNumberToObject(st->res->facts, "mapped_gpus", (double)t.gpu_present);
+    if (t.missing && !subset)
+        missing_finding(st, &t);
+    if (t.denied)
+        permission_finding(st, &t);
+}
+
+/* ---- kernel log ---- */
+
+static void kernel_log_finding(nv_state *st, const sc_nvidia_kmsg_result *r, const char *source)
+{
+    const sc_nvidia_kmsg_match *m = &r->first[0];
+    const char *meaning = sc_nvidia_xid_meaning(m->xid);
+    sc_finding(st->res, "nvidia.kernel-log-errors", SC_SEV_WARN,
+               "read the driver's messages (dmesg | grep NVRM) and look the Xid up in NVIDIA's "
+               "Xid catalogue; Xid 79 (fallen off the bus) and ECC Xids point at hardware, "
+               "power or PCIe trouble: drain the node and reset or replace the GPU",
+               "%zu NVRM error line(s) in %s (%zu Xid%s%s%s), first (%s%s%s): %s", r->total, source,
+               r->xids, r->xid_list[0] ? ": " : "", r->xid_list,
+               r->off_bus ? ", GPU fallen off the bus" : "", m->kind, meaning ? ", " : "",
+               meaning ? meaning : "", m->line);
+    for (size_t i = 0; i < r->kept; i++)
+        if (strcmp(r->first[i].kind, "api-mismatch") == 0) {
+            sc_finding(st->res, "nvidia.module-version-mismatch", SC_SEV_ERROR,
+                       "reboot, or reinstall so the user-space driver (libcuda, nvidia-smi) and "
+                       "the kernel module come from the same driver release",
+                       "the kernel log reports a user-space/kernel mismatch: %s", r->first[i].line);
+            break;
+        }
+}
+
+static void add_log_facts(cJSON *kl, const sc_nvidia_kmsg_result *r)
+{
+    cJSON_AddNumberToObject(kl, "lines", (double)r->lines);
+    cJSON_AddNumberToObject(kl, "error_lines", (double)r->total);
+    cJSON_AddNumberToObject(kl, "xid_lines", (double)r->xids);
+    cJSON *xids = cJSON_AddArrayToObject(kl, "xids");
+    char list[sizeof r->xid_list];
+    snprintf(list, sizeof list, "%s", r->xid_list);
+    char *save = NULL;
+    for (char *t = strtok_r(list, ",", &save); t && xids; t = strtok_r(NULL, ",", &save))
+        cJSON_AddItemToArray(xids, cJSON_CreateNumber(atoi(t)));
+    cJSON *errors = cJSON_AddArrayToObject(kl, "errors");
+    for (size_t i = 0; i < r->kept && errors; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "kind", r->first[i].kind);
+        if (r->first[i].xid >= 0)
+            cJSON_AddNumberToObject(e, "xid", r->first[i].xid);
+        cJSON_AddStringToObject(e, "line", r->first[i].line);
+        cJSON_AddItemToArray(errors, e);
+    }
+}
+
+static void scan_kernel_log(nv_state *st)
+{
+    cJSON *kl = cJSON_AddObjectToObject(st->res->facts, "kernel_log");
+    sc_buf text;
+    sc_buf_init(&text);
+    char source[64] = "";
+    sc_error err = {0};
+    int rc = sc_kmsg_read(st->ctx->root, &text, source, sizeof source, &err);
+    cJSON_AddStringToObject(kl, "source", source);
+    cJSON_AddBoolToObject(kl, "readable", rc == 0);
+    if (rc < 0) {
+        sc_fact_null(kl, "errors", "not readable: %s", err.message);
+        sc_finding(st->res, "nvidia.kernel-log-unreadable", SC_SEV_INFO,
+                   "run as root (or with CAP_SYSLOG) to let stackcheck scan for Xid errors",
+                   "kernel log not readable: %s", err.message);
+        sc_buf_free(&text);
+        return;
+    }
+    sc_nvidia_kmsg_result *r = calloc(1, sizeof *r);
+    if (r) {
+        sc_nvidia_kmsg_scan(text.data, text.len, r);
+        add_log_facts(kl, r);
+        if (r->total)
+            kernel_log_finding(st, r, source);
+    }
+    free(r);
+    sc_buf_free(&text);
+}
+
+static void run(const sc_ctx *ctx, sc_result *res)
+{
+    nv_state st = {.ctx = ctx, .res = res};
+    scan_pci(&st);
+    if (st.ours == 0) {
+        /* driver.amd owns driver.no-accelerator: one verdict for "nothing here" */
+        sc_result_skip(res, true, "no NVIDIA GPU on PCI");
+        sc_pci_list_free(&st.pci);
+        return;
+    }
+    st.container = sc_container_kind(ctx->root);
+    sc_fact_str(res->facts, "container", st.container, "no container detected");
+    read_module(&st);
+    read_proc_version(&st);
+    read_devices(&st);
+    check_versions(&st);
+    if (driver_verdict(&st))
+        check_device_nodes(&st);
+    else
+        sc_fact_null(res->facts, "device_nodes", "the nvidia module is not loaded or not bound");
+    scan_kernel_log(&st);
+    sc_pci_list_free(&st.pci);
+}
+
+const sc_probe sc_probe_driver_nvidia = {
+    .id = "driver.nvidia",
+    .layer = SC_LAYER_DRIVER,
+    .backend = SC_BACKEND_NVIDIA,
+    .isolated = false,
+    .active = false,
+    .summary = "NVIDIA GPUs: PCI, nvidia kernel module and version, per-GPU information, device "
+               "nodes, Xid errors in the kernel log",
+    .run = run,
+};

@@ -1,0 +1,138 @@
+/* runtime.hip's cross-checks: the runtime's devices against what the driver layer saw (count,
+ * PCI addresses), the visibility variables that hide devices, and an architecture override. A
+ * disagreement names both sides, so the user sees which layer is wrong. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sc_hip_run.h"
+#include "sc_redact.h"
+
+const cJSON *sc_hip_driver_devices(const sc_hip_run *r)
+{
+    const cJSON *d = cJSON_GetObjectItem(sc_ctx_facts(r->ctx, "driver.amd"), "devices");
+    return cJSON_IsArray(d) && cJSON_GetArraySize(d) > 0 ? d : NULL;
+}
+
+const cJSON *sc_hip_driver_device_at(const sc_hip_run *r, const char *pci)
+{
+    const cJSON *d;
+    cJSON_ArrayForEach (d, sc_hip_driver_devices(r)) {
+        const char *kp = cJSON_GetStringValue(cJSON_GetObjectItem(d, "pci_address"));
+        if (pci && kp && strcasecmp(pci, kp) == 0)
+            return d;
+    }
+    return NULL;
+}
+
+/* "driver.amd sees 8 devices (gfx90a at 0000:c1:00.0, ...)", or the driver layer's status and
+ * the finding that says why it has none. */
+static void driver_evidence(const sc_hip_run *r, char *buf, size_t size)
+{
+    const cJSON *devs = sc_hip_driver_devices(r), *d;
+    if (devs) {
+        sc_buf b;
+        sc_buf_init(&b);
+        cJSON_ArrayForEach (d, devs) {
+            const char *arch = cJSON_GetStringValue(cJSON_GetObjectItem(d, "gfx_target"));
+            const char *pci = cJSON_GetStringValue(cJSON_GetObjectItem(d, "pci_address"));
+            sc_buf_printf(&b, "%s%s at %s", b.len ? ", " : "", arch ?: "?", pci ?: "?");
+        }
+        sc_fmt(buf, size, "driver.amd sees %d devices (%s)", cJSON_GetArraySize(devs),
+               b.data ? b.data : "");
+        sc_buf_free(&b);
+        return;
+    }
+    sc_status st = sc_ctx_status(r->ctx, "driver.amd");
+    const cJSON *f = sc_ctx_finding(r->ctx, "driver.no-accelerator");
+    if (!f)
+        f = sc_ctx_finding(r->ctx, "amd.kfd-no-gpu");
+    sc_fmt(buf, size, "driver.amd: %s%s%s",
+           st == SC_STATUS_UNSET ? "did not run" : sc_status_name(st), f ? ", " : "",
+           f ? cJSON_GetStringValue(cJSON_GetObjectItem(f, "message")) : "");
+}
+
+void sc_hip_report_no_device(sc_hip_run *r, const char *why)
+{
+    char evidence[1024], vars[512];
+    driver_evidence(r, evidence, sizeof evidence);
+    int nvars = sc_hip_visibility_vars(getenv, vars, sizeof vars);
+    if (sc_hip_driver_devices(r) && nvars > 0)
+        sc_finding(r->res, "hip.devices-hidden", SC_SEV_ERROR,
+                   "unset the visibility variable or give it indices that exist (they count from 0 "
+                   "among the devices the driver shows)",
+                   "the runtime sees no device (%s) but %s; hidden by %s", why, evidence, vars);
+    else
+        sc_finding(r->res, "hip.no-device", SC_SEV_ERROR,
+                   "fix the driver layer first (see driver.amd); inside a container map /dev/kfd "
+                   "and /dev/dri; check the runtime matches the device generation",
+                   "the HIP runtime sees no device (%s); %s%s%s", why, evidence,
+                   nvars ? "; set: " : "", nvars ? vars : "");
+}
+
+/* The runtime's PCI addresses the driver layer does not have, ", "-joined, into missing. */
+static void runtime_only_devices(const sc_hip_run *r, sc_buf *missing)
+{
+    const cJSON *d;
+    cJSON_ArrayForEach (d, r->devices) {
+        const char *pci = cJSON_GetStringValue(cJSON_GetObjectItem(d, "pci_address"));
+        if (pci && !sc_hip_driver_device_at(r, pci))
+            sc_buf_printf(missing, "%s%s", missing->len ? ", " : "", pci);
+    }
+}
+
+void sc_hip_check_against_driver(sc_hip_run *r)
+{
+    const cJSON *devs = sc_hip_driver_devices(r);
+    if (!devs) {
+        sc_fact_null(r->res->facts, "driver_agrees", "driver.amd has no devices to compare with");
+        return;
+    }
+    sc_buf missing;
+    sc_buf_init(&missing);
+    runtime_only_devices(r, &missing);
+    int nd = cJSON_GetArraySize(devs);
+    bool agree = nd == r->count && !missing.len;
+    cJSON_AddBoolToObject(r->res->facts, "driver_agrees", agree);
+    if (!agree) {
+        char vars[512];
+        int nvars = sc_hip_visibility_vars(getenv, vars, sizeof vars);
+        sc_finding(r->res, "hip.device-mismatch", SC_SEV_WARN,
+                   "check the visibility variables and that the runtime and driver come from "
+                   "matching releases",
+                   "driver.amd sees %d devices, the runtime %d%s%s%s%s", nd, r->count,
+                   missing.len ? "; not in the driver layer: " : "",
+                   missing.data ? missing.data : "", nvars ? "; set: " : "", nvars ? vars : "");
+    }
+    sc_buf_free(&missing);
+}
+
+/* The distinct values of key among arr's objects, ","-joined into buf ("" when none). */
+static void join_distinct(const cJSON *arr, const char *key, char *buf, size_t size)
+{
+    const cJSON *d;
+    buf[0] = '\0';
+    cJSON_ArrayForEach (d, arr) {
+        const char *a = cJSON_GetStringValue(cJSON_GetObjectItem(d, key));
+        if (a && !strstr(buf, a))
+            sc_fmt(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? "," : "", a);
+    }
+}
+
+void sc_hip_check_arch_override(sc_hip_run *r)
+{
+    const char *ov = getenv("HSA_OVERRIDE_GFX_VERSION");
+    if (!ov)
+        return;
+    char hw[256], rt[256];
+    join_distinct(sc_hip_driver_devices(r), "gfx_target", hw, sizeof hw);
+    join_distinct(r->devices, "arch", rt, sizeof rt);
+    char *clean = sc_redact_value(ov); /* the value lands in a finding: scrub it like the env */
+    sc_finding(r->res, "hip.arch-overridden", SC_SEV_WARN,
+               "unset HSA_OVERRIDE_GFX_VERSION unless you know the code you run matches this "
+               "device; prefer a build that targets the device's own architecture",
+               "HSA_OVERRIDE_GFX_VERSION=%s: the runtime reports %s, the hardware is %s",
+               clean ? clean : "?", rt[0] ? rt : "no arch",
+               hw[0] ? hw : "unknown (driver layer has no devices)");
+    free(clean);
+}

@@ -1,0 +1,191 @@
+/* runtime.hip's work step: each device's memory baseline (and who else holds its memory, from the
+ * KFD), a host -> device -> host copy of a known pattern, then the kernel check. A runtime error
+ * here becomes the finding for the step that failed. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "sc_hip_run.h"
+
+#define WORK_DEVICES 16 /* devices the copy and kernel checks run on */
+#define PATTERN_BYTES (1u << 20)
+#define MAX_VRAM_USERS 32
+
+/* The driver layer's gpu_id for the device at this PCI address, or 0. */
+static unsigned long long driver_gpu_id(const sc_hip_run *r, const char *pci)
+{
+    const cJSON *d;
+    cJSON_ArrayForEach (d, sc_hip_driver_devices(r)) {
+        const char *kp = cJSON_GetStringValue(cJSON_GetObjectItem(d, "pci_address"));
+        const cJSON *id = cJSON_GetObjectItem(d, "gpu_id");
+        if (pci && kp && strcasecmp(pci, kp) == 0 && cJSON_IsNumber(id) && id->valuedouble > 0)
+            return (unsigned long long)id->valuedouble;
+    }
+    return 0;
+}
+
+/* Adds the other processes using the device (KFD proc) to mem and their "pid (command)" list to
+ * pids; returns their bytes. */
+static unsigned long long other_users(sc_hip_run *r, cJSON *dev, cJSON *mem, char *pids,
+                                      size_t size)
+{
+    unsigned long long gpu_id =
+        driver_gpu_id(r, cJSON_GetStringValue(cJSON_GetObjectItem(dev, "pci_address")));
+    sc_hip_vram_user users[MAX_VRAM_USERS];
+    int n =
+        gpu_id ? sc_hip_kfd_vram_users(r->ctx->root, gpu_id, getpid(), users, MAX_VRAM_USERS) : -1;
+    if (n < 0) {
+        sc_fact_null(mem, "other_processes",
+                     gpu_id ? "KFD proc directory unreadable" : "no gpu_id from the driver layer");
+        return 0;
+    }
+    cJSON *arr = cJSON_AddArrayToObject(mem, "other_processes");
+    unsigned long long sum = 0;
+    pids[0] = '\0';
+    for (int k = 0; k < n && arr; k++) {
+        cJSON *u = cJSON_CreateObject();
+        cJSON_AddNumberToObject(u, "pid", users[k].pid);
+        cJSON_AddStringToObject(u, "command", users[k].comm);
+        cJSON_AddNumberToObject(u, "vram_bytes", (double)users[k].vram_bytes);
+        cJSON_AddItemToArray(arr, u);
+        sum += users[k].vram_bytes;
+        sc_fmt(pids + strlen(pids), size - strlen(pids), "%s%d (%s)", pids[0] ? ", " : "",
+               users[k].pid, users[k].comm);
+    }
+    return sum;
+}
+
+/* hipMemGetInfo on device i; false (fact null, garbage noted) when it fails or is impossible. */
+static bool memory_info(sc_hip_run *r, int i, cJSON *mem, size_t *free_b, size_t *total_b)
+{
+    int rc = r->fns.set_device(i);
+    if (rc == 0)
+        rc = r->fns.mem_get_info(free_b, total_b);
+    if (rc == 0 && *total_b != 0 && *total_b <= SC_HIP_MAX_MEMORY && *free_b <= *total_b)
+        return true;
+    char d[256] = "impossible values";
+    if (rc != 0)
+        sc_hip_describe(&r->fns, rc, d, sizeof d);
+    else
+        sc_hip_note_bad(r, "device %d: %s", i, "hipMemGetInfo free/total impossible");
+    sc_fact_null(mem, "free_bytes", "hipMemGetInfo: %s", d);
+    return false;
+}
+
+static void memory_baseline(sc_hip_run *r, int i, cJSON *dev)
+{
+    cJSON *mem = cJSON_AddObjectToObject(dev, "memory");
+    size_t free_b = 0, total_b = 0;
+    if (!memory_info(r, i, mem, &free_b, &total_b))
+        return;
+    cJSON_AddNumberToObject(mem, "free_bytes", (double)free_b);
+    cJSON_AddNumberToObject(mem, "total_bytes", (double)total_b);
+    char pids[512];
+    unsigned long long others = other_users(r, dev, mem, pids, sizeof pids);
+    if (!others && total_b - free_b > total_b / 2)
+        others = total_b - free_b; /* no per-process view: the runtime's own numbers */
+    if (others > total_b / 2)
+        sc_finding(r->res, "hip.memory-in-use", SC_SEV_WARN,
+                   "wait for the other jobs or pick another device (HIP_VISIBLE_DEVICES); "
+                   "kill leftover processes you own",
+                   "device %d: %llu of %zu MiB used by others (%s); %zu MiB free", i, others >> 20,
+                   total_b >> 20, pids[0] ? pids : "processes unknown", free_b >> 20);
+}
+
+void sc_hip_memory_baselines(sc_hip_run *r)
+{
+    cJSON *o;
+    int i = 0;
+    cJSON_ArrayForEach (o, r->devices)
+        memory_baseline(r, i++, o);
+}
+
+void sc_hip_work_error(sc_hip_run *r, int dev, const char *what, int rc)
+{
+    char d[256];
+    sc_hip_describe(&r->fns, rc, d, sizeof d);
+    if (rc == SC_HIP_ERR_OUT_OF_MEMORY || rc == SC_HIP_ERR_RUNTIME_MEMORY)
+        sc_finding(r->res, "hip.out-of-memory", SC_SEV_ERROR,
+                   "free device memory (other processes, see memory.other_processes) or use "
+                   "another device",
+                   "device %d: %s: %s", dev, what, d);
+    else if (rc == SC_HIP_ERR_NO_BINARY_FOR_GPU)
+        sc_finding(r->res, "hip.no-binary-for-gpu", SC_SEV_ERROR,
+                   "use a ROCm/DTK release that supports this architecture; do not force another "
+                   "with HSA_OVERRIDE_GFX_VERSION",
+                   "device %d: %s: %s", dev, what, d);
+    else if (strstr(what, "hipMemcpy"))
+        sc_finding(r->res, "hip.copy-failed", SC_SEV_ERROR,
+                   "check the kernel log for GPU faults (dmesg) and the driver layer",
+                   "device %d: %s: %s", dev, what, d);
+    else
+        sc_finding(r->res, "hip.kernel-failed", SC_SEV_ERROR,
+                   "check the kernel log for GPU faults (dmesg); run a ROCm sample to confirm",
+                   "device %d: %s: %s", dev, what, d);
+}
+
+/* Copies src to the device at d and back into back; returns the runtime's code (reported). */
+static int round_trip(sc_hip_run *r, int dev, void *d, const void *src, void *back)
+{
+    int rc = r->fns.memcpy_(d, src, PATTERN_BYTES, SC_HIP_MEMCPY_H2D);
+    if (rc != 0) {
+        sc_hip_work_error(r, dev, "hipMemcpy host to device", rc);
+        return rc;
+    }
+    if ((rc = r->fns.memcpy_(back, d, PATTERN_BYTES, SC_HIP_MEMCPY_D2H)) != 0)
+        sc_hip_work_error(r, dev, "hipMemcpy device to host", rc);
+    return rc;
+}
+
+/* Host -> device -> host with a known pattern; returns true when every call succeeded (the
+ * bytes may still differ: that is hip.wrong-result and copy_verified false). */
+static bool copy_check(sc_hip_run *r, int dev, cJSON *o)
+{
+    unsigned char *src = malloc(PATTERN_BYTES), *back = calloc(1, PATTERN_BYTES);
+    void *d = NULL;
+    bool same = false;
+    int rc = -1;
+    if (!src || !back) {
+        sc_result_error(r->res, "out of host memory");
+        goto out;
+    }
+    if ((rc = r->fns.malloc_(&d, PATTERN_BYTES)) != 0) {
+        sc_hip_work_error(r, dev, "hipMalloc(1 MiB)", rc);
+        goto out;
+    }
+    for (size_t k = 0; k < PATTERN_BYTES; k++)
+        src[k] = (unsigned char)((k * 2654435761u) >> 13); /* not all one byte: catches offsets */
+    if ((rc = round_trip(r, dev, d, src, back)) != 0)
+        goto out;
+    if (!(same = memcmp(src, back, PATTERN_BYTES) == 0))
+        sc_finding(r->res, "hip.wrong-result", SC_SEV_ERROR,
+                   "the device or its memory is faulty or misconfigured: check dmesg and the "
+                   "driver version",
+                   "device %d: a 1 MiB pattern copied host -> device -> host came back different",
+                   dev);
+out:
+    if (d)
+        r->fns.free_(d);
+    free(src);
+    free(back);
+    cJSON_AddBoolToObject(o, "copy_verified", same);
+    return rc == 0;
+}
+
+void sc_hip_work_on_devices(sc_hip_run *r)
+{
+    bool have_rtc = sc_hip_load_hiprtc(r);
+    cJSON *o;
+    int dev = 0;
+    cJSON_ArrayForEach (o, r->devices) {
+        if (dev >= WORK_DEVICES)
+            break;
+        int rc = r->fns.set_device(dev);
+        if (rc != 0)
+            sc_hip_work_error(r, dev, "hipSetDevice", rc);
+        else if (copy_check(r, dev, o) && have_rtc)
+            sc_hip_kernel_check(r, dev, o);
+        dev++;
+    }
+}
