@@ -2,8 +2,9 @@
 # Benchmarks of the libraries analysis, side by side in one run (hyperfine, median of several runs):
 #  1. offload targets of Debian's librocsparse.so.0.1 (1.3 GB, 111 bundles): stackcheck libs vs
 #     roc-obj-ls (and readelf of the section headers, the floor of any reader);
-#  2. dependency resolution of torch's libtorch_cpu.so: stackcheck libs (resolution only, and with
-#     the symbol checks) vs libtree and ldd.
+#  2. dependency resolution of torch's libtorch_cpu.so: stackcheck libs --no-symbols vs libtree and
+#     ldd; and the full analysis (with the symbol-version and undefined-symbol checks) vs ldd -r,
+#     the loader's own undefined-symbol check.
 # Usage: bench/bench_libs.sh [BUILD_DIR]   (default: build). Results go to bench/results/.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,7 +37,8 @@ fi
 
 if [ -f "$torch_cpu" ]; then
     echo "== dependency resolution of $torch_cpu"
-    set -- "$sc libs --no-symbols $torch_cpu" "$sc libs $torch_cpu" "ldd $torch_cpu"
+    set -- "$sc libs --no-symbols $torch_cpu" "ldd $torch_cpu" "$sc libs $torch_cpu" \
+        "ldd -r $torch_cpu"
     if command -v libtree >/dev/null; then
         set -- "$@" "libtree $torch_cpu"
     else

@@ -74,10 +74,10 @@ typedef struct {
 /* Parses image[0..size) (which must stay valid and writable until sc_elf_free) for the parts in
  * `what`. Returns 0, or -ENOEXEC (not ELF, truncated, malformed) / -ENOMEM with err filled. */
 int sc_elf_parse(void *image, size_t size, unsigned what, sc_elf_info *out, sc_error *err);
-/* Like sc_elf_parse for the dynamic section and versions only (not SC_ELF_SYMBOLS or
- * SC_ELF_OFFLOAD), reading just the parts needed through fd with pread: the cheap way to walk a
- * dependency tree. fd may be closed afterwards. */
-int sc_elf_parse_fd(int fd, unsigned what, sc_elf_info *out, sc_error *err);
+/* Like sc_elf_parse (size: the file's size) for the dynamic section and versions only (not
+ * SC_ELF_SYMBOLS or SC_ELF_OFFLOAD), reading just the parts needed through fd with pread: the cheap
+ * way to walk a dependency tree. fd may be closed afterwards. */
+int sc_elf_parse_fd(int fd, uint64_t size, unsigned what, sc_elf_info *out, sc_error *err);
 /* Frees what sc_elf_parse allocated; the image stays the caller's. */
 void sc_elf_free(sc_elf_info *info);
 /* Maps path inside root and parses it. Returns 0 or a negative errno with err filled. */

@@ -50,7 +50,7 @@ int sc_elf_open_fd(int fd, const char *path, unsigned what, sc_elf_file *file, s
         return sc_error_set(err, -ENOEXEC, "%s is not an ELF file (%lld bytes)", path,
                             (long long)st.st_size);
     if (!(what & (SC_ELF_SYMBOLS | SC_ELF_OFFLOAD))) {
-        int rc = sc_elf_parse_fd(fd, what, &file->info, err);
+        int rc = sc_elf_parse_fd(fd, (uint64_t)st.st_size, what, &file->info, err);
         if (rc == -ENOEXEC)
             sc_error_set(err, rc, "%s is not a valid ELF file", path);
         return rc;

@@ -306,11 +306,23 @@ static int read_symbols(Elf *elf, const sections *s, sc_elf_info *out)
     return 0;
 }
 
-static int read_header(Elf *elf, sc_elf_info *out, sc_error *err)
+/* True when count entries of entsize bytes at off lie inside a file of size bytes. */
+static bool table_fits(uint64_t off, uint64_t count, uint64_t entsize, uint64_t size)
+{
+    return count == 0 || (off <= size && entsize && count <= (size - off) / entsize);
+}
+
+/* Reads the ELF header; a file whose header tables lie past its end is truncated, and the
+ * loader refuses it, so it is refused here rather than read as a file without dependencies. */
+static int read_header(Elf *elf, uint64_t size, sc_elf_info *out, sc_error *err)
 {
     GElf_Ehdr eh;
     if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
         return sc_error_set(err, -ENOEXEC, "not an ELF file");
+    if (!table_fits(eh.e_phoff, eh.e_phnum, eh.e_phentsize, size) ||
+        !table_fits(eh.e_shoff, eh.e_shnum, eh.e_shentsize, size))
+        return sc_error_set(err, -ENOEXEC, "truncated ELF file (%llu bytes)",
+                            (unsigned long long)size);
     out->elf_class = eh.e_ident[EI_CLASS];
     out->data = eh.e_ident[EI_DATA];
     out->machine = eh.e_machine;
@@ -481,10 +493,10 @@ static int detach(sc_elf_info *out)
 }
 
 /* Reads what is asked from a libelf handle, which out takes over. */
-static int parse_elf(Elf *elf, unsigned what, sc_elf_info *out, sc_error *err)
+static int parse_elf(Elf *elf, uint64_t size, unsigned what, sc_elf_info *out, sc_error *err)
 {
     out->elf = elf;
-    int rc = read_header(elf, out, err);
+    int rc = read_header(elf, size, out, err);
     if (rc < 0)
         goto out;
     bool lazy = !(what & (SC_ELF_SYMBOLS | SC_ELF_OFFLOAD));
@@ -508,17 +520,17 @@ int sc_elf_parse(void *image, size_t size, unsigned what, sc_elf_info *out, sc_e
     Elf *elf = elf_memory(image, size);
     if (!elf)
         return sc_error_set(err, -ENOEXEC, "malformed ELF: %s", elf_errmsg(-1));
-    return parse_elf(elf, what, out, err);
+    return parse_elf(elf, size, what, out, err);
 }
 
-int sc_elf_parse_fd(int fd, unsigned what, sc_elf_info *out, sc_error *err)
+int sc_elf_parse_fd(int fd, uint64_t size, unsigned what, sc_elf_info *out, sc_error *err)
 {
     memset(out, 0, sizeof *out);
     elf_version(EV_CURRENT);
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
     if (!elf)
         return sc_error_set(err, -ENOEXEC, "malformed ELF: %s", elf_errmsg(-1));
-    int rc = parse_elf(elf, what, out, err);
+    int rc = parse_elf(elf, size, what, out, err);
     if (rc == 0)
         elf_cntl(elf, ELF_C_FDDONE); /* everything needed is read; the caller may close fd */
     return rc;

@@ -93,12 +93,11 @@ static int parse_old(const char *buf, size_t size, sc_ldcache *cache, sc_error *
     return 0;
 }
 
-static const sc_ldcache *sorting;
-
-static int by_key(const void *x, const void *y)
+static int by_key(const void *x, const void *y, void *arg)
 {
+    const sc_ldcache *cache = arg;
     size_t i = *(const size_t *)x, j = *(const size_t *)y;
-    int c = strcmp(sorting->entries[i].key, sorting->entries[j].key);
+    int c = strcmp(cache->entries[i].key, cache->entries[j].key);
     return c ? c : (i > j) - (i < j);
 }
 
@@ -110,9 +109,7 @@ static int index_entries(sc_ldcache *cache, sc_error *err)
         return sc_error_set(err, -ENOMEM, "out of memory");
     for (size_t i = 0; i < cache->count; i++)
         cache->order[i] = i;
-    sorting = cache;
-    qsort(cache->order, cache->count, sizeof *cache->order, by_key);
-    sorting = NULL;
+    qsort_r(cache->order, cache->count, sizeof *cache->order, by_key, cache);
     return 0;
 }
 

@@ -225,10 +225,22 @@ static const node *provider_of(const analysis *a, const char *soname)
     return sc_symset_get(&a->provided, soname);
 }
 
+/* A library found but not readable as ELF (truncated, damaged): the loader fails on it too. */
+static void report_unreadable(analysis *a, const node *n)
+{
+    sc_finding(&a->res, "libs.unreadable", SC_SEV_ERROR,
+               "reinstall the package that provides it: the file is damaged or truncated",
+               "%s (needed by %s) at %s is not a valid ELF file; its own dependencies are not "
+               "known",
+               n->name, a->nodes[n->parent]->path, n->path);
+}
+
 static void check_missing(analysis *a)
 {
     for (int i = 1; i < a->count; i++) {
         const node *n = a->nodes[i];
+        if (n->found && !n->opened)
+            report_unreadable(a, n);
         if (n->found)
             continue;
         const node *p = a->nodes[n->parent];
@@ -382,11 +394,15 @@ static void report_undefined(analysis *a, const node *n, const char *name)
     free(pretty);
 }
 
-/* True when an undefined symbol is someone else's concern: its provider is missing (already a
- * finding), or it is the Python C API, which the interpreter provides to extension modules. */
-static bool excused(const analysis *a, const node *n, const sc_elf_undef *u, bool has_python)
+/* True when an undefined symbol is someone else's concern: its provider is missing or unreadable
+ * (already a finding; an unversioned symbol may come from any such library), or it is the Python
+ * C API, which the interpreter provides to extension modules. */
+static bool excused(const analysis *a, const node *n, const sc_elf_undef *u, bool has_python,
+                    bool complete)
 {
     if (u->verneed >= 0 && !sc_symset_has(&a->provided, n->file.info.verneed[u->verneed].file))
+        return true;
+    if (u->verneed < 0 && !complete)
         return true;
     return !has_python && (strncmp(u->name, "Py", 2) == 0 || strncmp(u->name, "_Py", 3) == 0);
 }
@@ -395,16 +411,17 @@ static bool excused(const analysis *a, const node *n, const sc_elf_undef *u, boo
  * of the tree up in, rather than a set of all definitions. */
 static void wanted_symbols(analysis *a, sc_symset *wanted)
 {
-    bool has_python = false;
+    bool has_python = false, complete = true;
     for (int i = 0; i < a->count; i++) {
         const node *n = a->nodes[i];
         has_python |=
             n->opened && n->file.info.soname && sc_starts_with(n->file.info.soname, "libpython");
+        complete &= n->opened;
     }
     for (int i = 0; i < a->count; i++) {
         const node *n = a->nodes[i];
         for (size_t j = 0; n->opened && j < n->file.info.undefined_count; j++)
-            if (!excused(a, n, &n->file.info.undefined[j], has_python))
+            if (!excused(a, n, &n->file.info.undefined[j], has_python, complete))
                 sc_symset_add(wanted, n->file.info.undefined[j].name);
     }
 }

@@ -261,7 +261,10 @@ class Fixtures(DriverCase):
             self.assertFalse(p["applicable"])
             self.assertEqual(p["reason"], "no AMD or Hygon accelerator (found: %s 0000:41:00.0)" % word)
             self.assertEqual(p["findings"], [])
-            self.assertNotEqual(r.snapshot["summary"]["status"], "fail")
+            # another vendor's probe may judge its own device; driver.amd never fails the run here
+            ff = r.snapshot["summary"]["first_failure"]
+            self.assertTrue(ff is None or ff["probe"] != "driver.amd", ff)
+            self.assertNotIn("driver.no-accelerator", r.finding_ids())
 
     def test_64_gpus(self):
         root = tempfile.mkdtemp(prefix="sc-64-")

@@ -512,6 +512,19 @@ class BadInput(unittest.TestCase):
                 json.loads(r.stdout)
 
 
+    def test_truncated_dependency_is_unreadable_not_silent(self):
+        png = "/usr/lib/x86_64-linux-gnu/libpng16.so.16"
+        if not os.path.exists(png):
+            self.skipTest("libpng16 not installed")
+        with open("/usr/lib/x86_64-linux-gnu/libz.so.1", "rb") as f:
+            self.write("libz.so.1", f.read(100))
+        rc, doc, err = libs(["--ld-library-path", self.tmp, png], env={"LD_LIBRARY_PATH": None})
+        f = doc["files"][0]
+        self.assertEqual(rc, 1)
+        self.assertEqual(ids(f), ["libs.unreadable"])
+        self.assertEqual(by_name(f, "libz.so.1")["path"], os.path.join(self.tmp, "libz.so.1"))
+
+
 class Layer(unittest.TestCase):
     """The libraries layer in a full run: the HIP runtime's and torch's libraries, and --ext."""
 

@@ -2,7 +2,9 @@
  * directory put first on LD_LIBRARY_PATH. SC_CUDASTUB_MODE picks its behaviour: ok (H200-like
  * devices, CC 9.0, 132 SMs, 141 GiB, host memory behind allocations, a "compiler" and a launch
  * that computes x*2 on the host), nodevice, insufficient, mismatch, stublib, inuse, crash, hang,
- * garbage. SC_CUDASTUB_DEVICES sets the device count (1..4, default 2). */
+ * garbage. A real nvrtc's output loads too (the launch still runs on the host), so the probe's
+ * nvrtc calls can be tried against the real compiler. SC_CUDASTUB_DEVICES sets the device count
+ * (1..4, default 2). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +73,15 @@ int cuGetErrorString(int e, const char **s)
     case 100: *s = "no CUDA-capable device is detected"; return 0;
     default: return 1;
     }
+}
+
+/* The driver's private tables: a real nvrtc loaded beside the stub asks for them; "not found"
+ * makes it carry on without, where a missing symbol would make it crash. */
+int cuGetExportTable(const void **table, const void *id)
+{
+    (void)id;
+    *table = NULL;
+    return 500;
 }
 
 int cuDeviceGetCount(int *n)
@@ -181,7 +192,9 @@ static int the_module, the_function;
 
 int cuModuleLoadData(void **module, const void *image)
 {
-    if (strncmp(image, CUBIN_MAGIC, strlen(CUBIN_MAGIC)) != 0)
+    /* the stub compiler's image, a real nvrtc's cubin (ELF) or its PTX: "run" on the host */
+    if (strncmp(image, CUBIN_MAGIC, strlen(CUBIN_MAGIC)) != 0 && memcmp(image, "\177ELF", 4) != 0 &&
+        !strstr(image, ".entry sc_double"))
         return 200;
     *module = &the_module;
     return 0;
