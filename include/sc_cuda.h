@@ -94,9 +94,6 @@ const char *sc_cuda_error_name(int code);
 /* "CUDA_ERROR_NO_DEVICE (100): no CUDA-capable device is detected", from the driver's own
  * cuGetErrorName/String when it has them (bounded, printable), else the built-in table. */
 void sc_cuda_describe(const sc_cuda_fns *fns, int code, char *buf, size_t size);
-/* A bounded, printable copy of a string a library returned (NULL or empty -> fallback). */
-void sc_cuda_copy_text(char *dst, size_t size, const char *src, size_t src_max,
-                       const char *fallback);
 
 /* The "cuda" component's version in a toolkit's version.json ({"cuda": {"version": "12.4.1"}});
  * returns 0, or -EINVAL when absent or not a version. */

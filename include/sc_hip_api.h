@@ -75,9 +75,6 @@ int sc_hip_version_decode(long version, char *buf, size_t size);
 
 /* The hipError_t name of code from a built-in table ("hipErrorNoDevice"), or NULL. */
 const char *sc_hip_error_name(int code);
-/* A bounded, printable copy of a string the runtime returned (NULL or garbage -> fallback). */
-void sc_hip_copy_text(char *dst, size_t size, const char *src, size_t src_max,
-                      const char *fallback);
 /* "hipErrorNoDevice (100): no ROCm-capable device is detected" from the runtime's own
  * hipGetErrorName/String when it has them, else the built-in table. */
 void sc_hip_describe(const sc_hip_fns *fns, int code, char *buf, size_t size);

@@ -36,7 +36,7 @@ typedef struct {
     cJSON *runtime; /* facts.runtime */
     cJSON *devices; /* facts.devices */
     cJSON *timing;  /* facts.timing */
-    sc_buf bad;     /* garbage answers, reported together as hip.invalid-answer */
+    sc_buf bad;     /* garbage answers (sc_accel_note_bad), reported as hip.invalid-answer */
     sc_hip_code codes[SC_HIP_MAX_ARCHS];
     int code_count;
     double start_ms; /* when loading began: load_init_ms counts from here */
@@ -62,8 +62,6 @@ bool sc_hip_load_hiprtc(sc_hip_run *r);
 int sc_hip_init_and_count(sc_hip_run *r);
 /* Reads every device's identity into r->devices, noting impossible answers. */
 void sc_hip_read_devices(sc_hip_run *r);
-/* Notes one impossible answer (printf-style) for hip.invalid-answer. */
-void sc_hip_note_bad(sc_hip_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* hip.invalid-answer with every impossible answer noted, when there was one. */
 void sc_hip_report_bad_answers(sc_hip_run *r);
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "probes.h"
+#include "sc_accel.h"
 #include "sc_drm.h"
 #include "sc_host.h"
 #include "sc_kfd.h"
@@ -22,13 +23,10 @@ typedef struct {
     sc_result *res;
     sc_pci_list pci;
     sc_kfd_topology kfd;
-    size_t ours;                  /* AMD/Hygon accelerators on PCI */
-    size_t ours_bound;            /* ... bound to a KFD driver */
-    size_t gpu_nodes;             /* KFD nodes with SIMDs */
-    const sc_pci_device *first;   /* first AMD/Hygon accelerator */
-    const sc_pci_device *unbound; /* first one without a KFD driver */
-    char others[256];             /* other vendors' accelerators, for the not-applicable reason */
-    char module[16];              /* loaded module name, "" when none */
+    sc_accel_census gpus; /* AMD/Hygon accelerators on PCI, bound to a KFD driver or not */
+    size_t gpu_nodes;     /* KFD nodes with SIMDs */
+    char others[256];     /* other vendors' accelerators, for the not-applicable reason */
+    char module[16];      /* loaded module name, "" when none */
     const char *container;
 } drv_state;
 
@@ -40,40 +38,25 @@ static bool is_kfd_driver(const char *name)
     return false;
 }
 
-/* Counts one accelerator into the state: ours, or another vendor's for the skip reason. */
-static void note_accelerator(drv_state *st, const sc_pci_device *d)
+/* Counts one accelerator into the state: ours, or another vendor's for the skip reason. facts.pci
+ * lists them all: the not-applicable verdict cites them. */
+static bool note_accelerator(void *arg, const sc_pci_device *d)
 {
+    drv_state *st = arg;
     if (sc_pci_vendor_backend(d->vendor) != SC_BACKEND_AMD) {
         size_t len = strlen(st->others);
         if (len + 48 < sizeof st->others)
             snprintf(st->others + len, sizeof st->others - len, "%s%s %s", len ? ", " : "",
                      d->vendor == SC_PCI_VENDOR_NVIDIA ? "NVIDIA" : "Huawei", d->address);
-        return;
+        return true;
     }
-    st->ours++;
-    if (!st->first)
-        st->first = d;
-    if (is_kfd_driver(d->driver))
-        st->ours_bound++;
-    else if (!st->unbound)
-        st->unbound = d;
+    sc_accel_census_add(&st->gpus, d, is_kfd_driver(d->driver));
+    return true;
 }
 
 static void scan_pci(drv_state *st)
 {
-    sc_error err = {0};
-    cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "pci");
-    if (sc_pci_scan(st->ctx->root, &st->pci, &err) < 0) {
-        sc_fact_null(st->res->facts, "pci", "%s", err.message);
-        return;
-    }
-    for (size_t i = 0; i < st->pci.count; i++) {
-        const sc_pci_device *d = &st->pci.items[i];
-        if (!sc_pci_is_accelerator(d))
-            continue;
-        note_accelerator(st, d);
-        cJSON_AddItemToArray(arr, sc_pci_device_json(d));
-    }
+    sc_accel_scan_pci(st->ctx->root, st->res->facts, &st->pci, note_accelerator, st);
 }
 
 /* facts.module: the first of amdgpu/hydcu/hycu present in /sys/module. */
@@ -265,16 +248,16 @@ static void no_device_verdict(drv_state *st)
 /* The device is on PCI but the KFD has no GPU for it: which part of the driver is missing. */
 static void driver_verdict(drv_state *st)
 {
-    const sc_pci_device *d = st->unbound ? st->unbound : st->first;
+    const sc_pci_device *d = st->gpus.unbound ? st->gpus.unbound : st->gpus.first;
     char dev[160];
     snprintf(dev, sizeof dev, "%s (0x%04x:0x%04x, driver %s)", d->address, d->vendor, d->device,
              d->driver[0] ? d->driver : "none");
-    if (!st->module[0] || st->ours_bound == 0)
+    if (!st->module[0] || st->gpus.bound == 0)
         sc_finding(
             st->res, "amd.driver-not-loaded", SC_SEV_ERROR,
             "load the kernel driver: sudo modprobe amdgpu (ROCm: install amdgpu-dkms; Hygon: "
             "the hydcu driver package), then check dmesg for amdgpu errors",
-            "%zu AMD/Hygon accelerator(s) on PCI, e.g. %s, but %s", st->ours, dev,
+            "%zu AMD/Hygon accelerator(s) on PCI, e.g. %s, but %s", st->gpus.ours, dev,
             st->module[0] ? "none is bound to it" : "no amdgpu/hydcu module is loaded");
     else if (!st->kfd.present)
         sc_finding(
@@ -296,97 +279,41 @@ static void driver_verdict(drv_state *st)
 /* GPUs present in the KFD: devices the KFD left out or without a driver are warnings. */
 static void coverage_checks(drv_state *st)
 {
-    if (st->unbound)
+    const sc_pci_device *u = st->gpus.unbound;
+    if (u)
         sc_finding(
             st->res, "amd.device-no-driver", SC_SEV_WARN,
             "bind the device to amdgpu (or hydcu), unless it is passed through to a VM on purpose",
-            "%s (0x%04x:0x%04x) has driver %s", st->unbound->address, st->unbound->vendor,
-            st->unbound->device, st->unbound->driver[0] ? st->unbound->driver : "none");
-    if (st->ours_bound > st->gpu_nodes)
+            "%s (0x%04x:0x%04x) has driver %s", u->address, u->vendor, u->device,
+            u->driver[0] ? u->driver : "none");
+    if (st->gpus.bound > st->gpu_nodes)
         sc_finding(
             st->res, "amd.kfd-fewer-gpus", SC_SEV_WARN,
             "check dmesg for amdgpu/kfd errors on the missing devices and the ROCm/DTK support "
             "list",
             "%zu accelerator(s) bound to the driver on PCI but only %zu GPU node(s) in the KFD "
             "topology",
-            st->ours_bound, st->gpu_nodes);
+            st->gpus.bound, st->gpu_nodes);
 }
 
-/* Owner, group and mode of a node, and whether the effective user may read and write it. */
-typedef struct {
-    const char *path;
-    bool exists, readable, writable;
-    struct stat sb;
-    char group[64];
-} node_access;
-
-static void check_node(const drv_state *st, const char *path, node_access *a)
+/* The hint and message for a node the effective user cannot open read-write: who owns it, and the
+ * way in. */
+static void permission_text(const sc_accel_node *a, size_t count, char *hint, size_t hint_size,
+                            char *msg, size_t msg_size)
 {
-    memset(a, 0, sizeof *a);
-    a->path = path;
-    a->exists = sc_root_stat(st->ctx->root, path, &a->sb, true) == 0;
-    if (!a->exists)
-        return;
-    a->readable = sc_root_access(st->ctx->root, path, R_OK) == 0;
-    a->writable = sc_root_access(st->ctx->root, path, W_OK) == 0;
-    if (!sc_group_name(st->ctx->root, a->sb.st_gid, a->group, sizeof a->group))
-        snprintf(a->group, sizeof a->group, "%u", (unsigned)a->sb.st_gid);
-}
-
-static cJSON *node_json(const drv_state *st, const node_access *a)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    cJSON_AddStringToObject(o, "path", a->path);
-    cJSON_AddBoolToObject(o, "exists", a->exists);
-    if (!a->exists) {
-        static const char *const keys[] = {"readable", "writable", "owner", "group", "mode"};
-        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-            sc_fact_null(o, keys[i], "%s does not exist", a->path);
-        return o;
-    }
-    char owner[64], mode[8];
-    if (!sc_user_name(st->ctx->root, a->sb.st_uid, owner, sizeof owner))
-        snprintf(owner, sizeof owner, "%u", (unsigned)a->sb.st_uid);
-    snprintf(mode, sizeof mode, "%04o", (unsigned)(a->sb.st_mode & 07777));
-    cJSON_AddBoolToObject(o, "readable", a->readable);
-    cJSON_AddBoolToObject(o, "writable", a->writable);
-    cJSON_AddStringToObject(o, "owner", owner);
-    cJSON_AddStringToObject(o, "group", a->group);
-    cJSON_AddStringToObject(o, "mode", mode);
-    return o;
-}
-
-/* The finding for a node the effective user cannot open read-write: who owns it, and the way in. */
-static void permission_finding(drv_state *st, const char *id, const node_access *a, size_t count)
-{
-    char hint[256], more[48] = "";
-    bool in_group = sc_process_in_group(a->sb.st_gid);
-    bool group_rw = (a->sb.st_mode & 060) == 060;
-    if (!in_group && group_rw)
-        snprintf(hint, sizeof hint,
-                 "sudo usermod -aG %s $USER, then log in again (in a container: "
-                 "--group-add %s)",
-                 a->group, a->group);
-    else
-        snprintf(hint, sizeof hint,
+    char more[48] = "";
+    if (!sc_accel_node_group_hint(a, hint, hint_size))
+        snprintf(hint, hint_size,
                  "give group %s read-write access to the node (a udev rule with "
                  "GROUP=\"%s\", MODE=\"0660\"), or ask an administrator",
                  a->group, a->group);
     if (count > 1)
         snprintf(more, sizeof more, " (and %zu more)", count - 1);
-    sc_finding(
-        st->res, id, SC_SEV_ERROR, hint,
-        "%s%s is not readable and writable by uid %u: mode %04o, owner uid %u, group %s (gid %u); "
-        "uid %u is %sin group %s",
-        a->path, more, (unsigned)geteuid(), (unsigned)(a->sb.st_mode & 07777),
-        (unsigned)a->sb.st_uid, a->group, (unsigned)a->sb.st_gid, (unsigned)geteuid(),
-        in_group ? "" : "not ", a->group);
+    sc_accel_node_denied(a, more, msg, msg_size);
 }
 
-static void missing_node_findings(drv_state *st, const node_access *kfd, const node_access *render,
-                                  size_t render_missing)
+static void missing_node_findings(drv_state *st, const sc_accel_node *kfd,
+                                  const sc_accel_node *render, size_t render_missing)
 {
     bool in_container = st->container != NULL;
     char hint[256];
@@ -414,20 +341,20 @@ static void missing_node_findings(drv_state *st, const node_access *kfd, const n
 /* The render nodes of the KFD GPUs: how many exist, are missing or are denied, and the first
  * missing and denied one as evidence. */
 typedef struct {
-    node_access missing, denied;
+    sc_accel_node missing, denied;
     size_t n_missing, n_denied, n_present;
 } render_survey;
 
 static void survey_render_nodes(drv_state *st, cJSON *arr, render_survey *s)
 {
-    node_access render;
+    sc_accel_node render;
     const cJSON *dev;
     cJSON_ArrayForEach (dev, cJSON_GetObjectItem(st->res->facts, "devices")) {
         const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(dev, "render_node"));
         if (!path)
             continue;
-        check_node(st, path, &render);
-        cJSON_AddItemToArray(arr, node_json(st, &render));
+        sc_accel_node_check(st->ctx->root, path, &render);
+        cJSON_AddItemToArray(arr, sc_accel_node_json(st->ctx->root, &render, true));
         s->n_present += render.exists;
         if (!render.exists && s->n_missing++ == 0)
             s->missing = render;
@@ -440,10 +367,10 @@ static void survey_render_nodes(drv_state *st, cJSON *arr, render_survey *s)
 static void check_device_nodes(drv_state *st)
 {
     cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "device_nodes");
-    node_access kfd;
+    sc_accel_node kfd;
     render_survey s = {0};
-    check_node(st, "/dev/kfd", &kfd);
-    cJSON_AddItemToArray(arr, node_json(st, &kfd));
+    sc_accel_node_check(st->ctx->root, "/dev/kfd", &kfd);
+    cJSON_AddItemToArray(arr, sc_accel_node_json(st->ctx->root, &kfd, true));
     survey_render_nodes(st, arr, &s);
     if (st->container && !kfd.exists && s.n_present == 0) {
         sc_finding(
@@ -456,10 +383,15 @@ static void check_device_nodes(drv_state *st)
         return;
     }
     missing_node_findings(st, &kfd, &s.missing, s.n_missing);
-    if (kfd.exists && !(kfd.readable && kfd.writable))
-        permission_finding(st, "amd.kfd-permission", &kfd, 1);
-    if (s.n_denied)
-        permission_finding(st, "amd.render-permission", &s.denied, s.n_denied);
+    char hint[256], msg[1024];
+    if (kfd.exists && !(kfd.readable && kfd.writable)) {
+        permission_text(&kfd, 1, hint, sizeof hint, msg, sizeof msg);
+        sc_finding(st->res, "amd.kfd-permission", SC_SEV_ERROR, hint, "%s", msg);
+    }
+    if (s.n_denied) {
+        permission_text(&s.denied, s.n_denied, hint, sizeof hint, msg, sizeof msg);
+        sc_finding(st->res, "amd.render-permission", SC_SEV_ERROR, hint, "%s", msg);
+    }
 }
 
 /* Reads and scans the kernel log into r; false (reported) when it is not readable. */
@@ -468,11 +400,8 @@ static bool read_kernel_log(drv_state *st, cJSON *kl, sc_kmsg_result *r, char *s
     sc_buf text;
     sc_buf_init(&text);
     sc_error err = {0};
-    int rc = sc_kmsg_read(st->ctx->root, &text, source, size, &err);
-    cJSON_AddStringToObject(kl, "source", source);
-    cJSON_AddBoolToObject(kl, "readable", rc == 0);
+    int rc = sc_accel_read_kmsg(st->ctx->root, kl, &text, source, size, &err);
     if (rc < 0) {
-        sc_fact_null(kl, "errors", "not readable: %s", err.message);
         sc_finding(st->res, "amd.kernel-log-unreadable", SC_SEV_INFO,
                    "run as root (or with CAP_SYSLOG) to let stackcheck scan the kernel log",
                    "kernel log not readable: %s", err.message);
@@ -536,7 +465,7 @@ static void run(const sc_ctx *ctx, sc_result *res)
     sc_fact_str(res->facts, "container", st.container, "no container detected");
     if (res->status == SC_STATUS_ERROR) {
         skip_device_facts(&st, "the KFD topology could not be read");
-    } else if (st.ours == 0 && st.gpu_nodes == 0) {
+    } else if (st.gpus.ours == 0 && st.gpu_nodes == 0) {
         no_device_verdict(&st);
         skip_device_facts(&st, "no AMD or Hygon accelerator");
     } else {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "probes.h"
+#include "sc_accel.h"
 #include "sc_host.h"
 #include "sc_kmsg.h"
 #include "sc_nvidia.h"
@@ -21,11 +22,8 @@ typedef struct {
     const sc_ctx *ctx;
     sc_result *res;
     sc_pci_list pci;
-    size_t ours;                  /* NVIDIA accelerators on PCI */
-    size_t bound;                 /* ... bound to the nvidia driver */
-    const sc_pci_device *first;   /* first NVIDIA accelerator */
-    const sc_pci_device *unbound; /* first one not bound to nvidia */
-    bool module_loaded;           /* /sys/module/nvidia exists */
+    sc_accel_census gpus; /* NVIDIA accelerators on PCI, bound to nvidia or not */
+    bool module_loaded;   /* /sys/module/nvidia exists */
     char module_version[128];
     char proc_version[64];
     int minors[MAX_GPUS]; /* per device, -1 unknown */
@@ -33,27 +31,18 @@ typedef struct {
     const char *container;
 } nv_state;
 
+/* facts.pci lists NVIDIA's accelerators only: the others belong to their vendors' probes. */
+static bool count_nvidia(void *arg, const sc_pci_device *d)
+{
+    if (d->vendor != SC_PCI_VENDOR_NVIDIA)
+        return false;
+    sc_accel_census_add(arg, d, strcmp(d->driver, "nvidia") == 0);
+    return true;
+}
+
 static void scan_pci(nv_state *st)
 {
-    sc_error err = {0};
-    cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "pci");
-    if (sc_pci_scan(st->ctx->root, &st->pci, &err) < 0) {
-        sc_fact_null(st->res->facts, "pci", "%s", err.message);
-        return;
-    }
-    for (size_t i = 0; i < st->pci.count; i++) {
-        const sc_pci_device *d = &st->pci.items[i];
-        if (!sc_pci_is_accelerator(d) || d->vendor != SC_PCI_VENDOR_NVIDIA)
-            continue;
-        st->ours++;
-        if (!st->first)
-            st->first = d;
-        if (strcmp(d->driver, "nvidia") == 0)
-            st->bound++;
-        else if (!st->unbound)
-            st->unbound = d;
-        cJSON_AddItemToArray(arr, sc_pci_device_json(d));
-    }
+    sc_accel_scan_pci(st->ctx->root, st->res->facts, &st->pci, count_nvidia, &st->gpus);
 }
 
 /* facts.module: /sys/module/nvidia with initstate and version, and whether nvidia_uvm is in. */
@@ -170,15 +159,15 @@ static void read_devices(nv_state *st)
 /* nvidia.driver-not-loaded: GPUs on PCI, but no module or no GPU bound to it. */
 static bool driver_verdict(nv_state *st)
 {
-    if (st->module_loaded && st->bound > 0)
+    if (st->module_loaded && st->gpus.bound > 0)
         return true;
-    const sc_pci_device *d = st->unbound ? st->unbound : st->first;
+    const sc_pci_device *d = st->gpus.unbound ? st->gpus.unbound : st->gpus.first;
     sc_finding(st->res, "nvidia.driver-not-loaded", SC_SEV_ERROR,
                "install the NVIDIA driver for this GPU and load it (sudo modprobe nvidia); if "
                "nouveau or vfio-pci holds the GPU, blacklist or unbind it; read dmesg for NVRM "
                "errors",
-               "%zu NVIDIA GPU(s) on PCI, e.g. %s (0x10de:0x%04x, driver %s), but %s", st->ours,
-               d->address, d->device, d->driver[0] ? d->driver : "none",
+               "%zu NVIDIA GPU(s) on PCI, e.g. %s (0x10de:0x%04x, driver %s), but %s",
+               st->gpus.ours, d->address, d->device, d->driver[0] ? d->driver : "none",
                st->module_loaded ? "none is bound to the nvidia module"
                                  : "the nvidia module is not loaded (/sys/module/nvidia absent)");
     return false;
@@ -198,55 +187,12 @@ static void check_versions(nv_state *st)
 /* ---- device nodes ---- */
 
 typedef struct {
-    char path[64];
-    bool exists, readable, writable;
-    struct stat sb;
-    char group[64];
-} node_access;
-
-static void check_node(const nv_state *st, const char *path, node_access *a)
-{
-    memset(a, 0, sizeof *a);
-    snprintf(a->path, sizeof a->path, "%s", path);
-    a->exists = sc_root_stat(st->ctx->root, path, &a->sb, true) == 0;
-    if (!a->exists)
-        return;
-    a->readable = sc_root_access(st->ctx->root, path, R_OK) == 0;
-    a->writable = sc_root_access(st->ctx->root, path, W_OK) == 0;
-    if (!sc_group_name(st->ctx->root, a->sb.st_gid, a->group, sizeof a->group))
-        snprintf(a->group, sizeof a->group, "%u", (unsigned)a->sb.st_gid);
-}
-
-static cJSON *node_json(const node_access *a)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    cJSON_AddStringToObject(o, "path", a->path);
-    cJSON_AddBoolToObject(o, "exists", a->exists);
-    if (!a->exists) {
-        sc_fact_null(o, "readable", "%s does not exist", a->path);
-        sc_fact_null(o, "writable", "%s does not exist", a->path);
-        sc_fact_null(o, "group", "%s does not exist", a->path);
-        sc_fact_null(o, "mode", "%s does not exist", a->path);
-        return o;
-    }
-    char mode[8];
-    snprintf(mode, sizeof mode, "%04o", (unsigned)(a->sb.st_mode & 07777));
-    cJSON_AddBoolToObject(o, "readable", a->readable);
-    cJSON_AddBoolToObject(o, "writable", a->writable);
-    cJSON_AddStringToObject(o, "group", a->group);
-    cJSON_AddStringToObject(o, "mode", mode);
-    return o;
-}
-
-typedef struct {
-    node_access first_missing, first_denied;
+    sc_accel_node first_missing, first_denied;
     size_t missing, denied, gpu_present, gpu_total;
     bool ctl, uvm;
 } node_tally;
 
-static void tally_node(node_tally *t, const node_access *a, bool gpu)
+static void tally_node(node_tally *t, const sc_accel_node *a, bool gpu)
 {
     if (gpu) {
         t->gpu_total++;
@@ -260,24 +206,15 @@ static void tally_node(node_tally *t, const node_access *a, bool gpu)
 
 static void permission_finding(nv_state *st, const node_tally *t)
 {
-    const node_access *a = &t->first_denied;
-    bool in_group = sc_process_in_group(a->sb.st_gid);
-    char hint[256];
-    if (!in_group && (a->sb.st_mode & 060) == 060)
-        snprintf(hint, sizeof hint,
-                 "sudo usermod -aG %s $USER, then log in again (in a container: --group-add %s)",
-                 a->group, a->group);
-    else
+    const sc_accel_node *a = &t->first_denied;
+    char hint[256], msg[1024];
+    if (!sc_accel_node_group_hint(a, hint, sizeof hint))
         snprintf(hint, sizeof hint,
                  "the NVIDIA nodes are normally 0666: check the driver's NVreg_DeviceFileMode/"
                  "NVreg_DeviceFileGID options and udev rules, or give group %s read-write access",
                  a->group);
-    sc_finding(st->res, "nvidia.device-permission", SC_SEV_ERROR, hint,
-               "%s%s is not readable and writable by uid %u: mode %04o, owner uid %u, group %s "
-               "(gid %u); uid %u is %sin group %s",
-               a->path, t->denied > 1 ? " (and more)" : "", (unsigned)geteuid(),
-               (unsigned)(a->sb.st_mode & 07777), (unsigned)a->sb.st_uid, a->group,
-               (unsigned)a->sb.st_gid, (unsigned)geteuid(), in_group ? "" : "not ", a->group);
+    sc_accel_node_denied(a, t->denied > 1 ? " (and more)" : "", msg, sizeof msg);
+    sc_finding(st->res, "nvidia.device-permission", SC_SEV_ERROR, hint, "%s", msg);
 }
 
 static void missing_finding(nv_state *st, const node_tally *t)
@@ -292,26 +229,27 @@ static void missing_finding(nv_state *st, const node_tally *t)
                t->first_missing.path, t->missing, t->gpu_total + 2);
 }
 
+/* Checks one node into the tally and facts.device_nodes; returns whether it exists. */
+static bool add_node(nv_state *st, cJSON *arr, node_tally *t, const char *path, bool gpu)
+{
+    sc_accel_node a;
+    sc_accel_node_check(st->ctx->root, path, &a);
+    tally_node(t, &a, gpu);
+    cJSON_AddItemToArray(arr, sc_accel_node_json(st->ctx->root, &a, false));
+    return a.exists;
+}
+
 /* /dev/nvidiactl, /dev/nvidia-uvm and /dev/nvidia<minor> of each GPU: facts and findings. */
 static void check_device_nodes(nv_state *st)
 {
     cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "device_nodes");
     node_tally t = {0};
-    node_access a;
-    check_node(st, "/dev/nvidiactl", &a);
-    t.ctl = a.exists;
-    tally_node(&t, &a, false);
-    cJSON_AddItemToArray(arr, node_json(&a));
-    check_node(st, "/dev/nvidia-uvm", &a);
-    t.uvm = a.exists;
-    tally_node(&t, &a, false);
-    cJSON_AddItemToArray(arr, node_json(&a));
+    t.ctl = add_node(st, arr, &t, "/dev/nvidiactl", false);
+    t.uvm = add_node(st, arr, &t, "/dev/nvidia-uvm", false);
     for (size_t i = 0; i < st->ndev && i < MAX_GPUS; i++) {
         char path[32];
         snprintf(path, sizeof path, "/dev/nvidia%d", st->minors[i] >= 0 ? st->minors[i] : (int)i);
-        check_node(st, path, &a);
-        tally_node(&t, &a, true);
-        cJSON_AddItemToArray(arr, node_json(&a));
+        add_node(st, arr, &t, path, true);
     }
     if (st->container && !t.ctl && t.gpu_present == 0) {
         sc_finding(st->res, "nvidia.container-devices-not-mapped", SC_SEV_ERROR,
@@ -384,11 +322,7 @@ static void scan_kernel_log(nv_state *st)
     sc_buf_init(&text);
     char source[64] = "";
     sc_error err = {0};
-    int rc = sc_kmsg_read(st->ctx->root, &text, source, sizeof source, &err);
-    cJSON_AddStringToObject(kl, "source", source);
-    cJSON_AddBoolToObject(kl, "readable", rc == 0);
-    if (rc < 0) {
-        sc_fact_null(kl, "errors", "not readable: %s", err.message);
+    if (sc_accel_read_kmsg(st->ctx->root, kl, &text, source, sizeof source, &err) < 0) {
         sc_finding(st->res, "nvidia.kernel-log-unreadable", SC_SEV_INFO,
                    "run as root (or with CAP_SYSLOG) to let stackcheck scan for Xid errors",
                    "kernel log not readable: %s", err.message);
@@ -410,7 +344,7 @@ static void run(const sc_ctx *ctx, sc_result *res)
 {
     nv_state st = {.ctx = ctx, .res = res};
     scan_pci(&st);
-    if (st.ours == 0) {
+    if (st.gpus.ours == 0) {
         /* driver.amd owns driver.no-accelerator: one verdict for "nothing here" */
         sc_result_skip(res, true, "no NVIDIA GPU on PCI");
         sc_pci_list_free(&st.pci);

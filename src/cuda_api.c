@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_accel.h"
 #include "sc_util.h"
 
-#define SYM(field, req, ...)                                                                       \
-    {                                                                                              \
-        {__VA_ARGS__, NULL}, req, offsetof(sc_cuda_fns, field)                                     \
-    }
+#define SYM(field, req, ...) SC_ACCEL_SYMBOL(sc_cuda_fns, field, req, __VA_ARGS__)
+#define RTC(field, req, ...) SC_ACCEL_SYMBOL(sc_nvrtc_fns, field, req, __VA_ARGS__)
+
 const sc_dl_symbol sc_cuda_symbols[] = {
     SYM(init, true, "cuInit"),
     SYM(driver_get_version, true, "cuDriverGetVersion"),
@@ -40,27 +40,21 @@ const sc_dl_symbol sc_cuda_symbols[] = {
     SYM(get_error_string, false, "cuGetErrorString"),
     SYM(device_get_pci_bus_id, false, "cuDeviceGetPCIBusId"),
 };
-#undef SYM
 const size_t sc_cuda_symbol_count = sizeof sc_cuda_symbols / sizeof sc_cuda_symbols[0];
 
-#define SYM(field, req, ...)                                                                       \
-    {                                                                                              \
-        {__VA_ARGS__, NULL}, req, offsetof(sc_nvrtc_fns, field)                                    \
-    }
 const sc_dl_symbol sc_nvrtc_symbols[] = {
-    SYM(version, true, "nvrtcVersion"),
-    SYM(create_program, true, "nvrtcCreateProgram"),
-    SYM(compile_program, true, "nvrtcCompileProgram"),
-    SYM(get_program_log_size, true, "nvrtcGetProgramLogSize"),
-    SYM(get_program_log, true, "nvrtcGetProgramLog"),
-    SYM(get_ptx_size, true, "nvrtcGetPTXSize"),
-    SYM(get_ptx, true, "nvrtcGetPTX"),
-    SYM(get_cubin_size, false, "nvrtcGetCUBINSize"),
-    SYM(get_cubin, false, "nvrtcGetCUBIN"),
-    SYM(destroy_program, true, "nvrtcDestroyProgram"),
-    SYM(get_error_string, false, "nvrtcGetErrorString"),
+    RTC(version, true, "nvrtcVersion"),
+    RTC(create_program, true, "nvrtcCreateProgram"),
+    RTC(compile_program, true, "nvrtcCompileProgram"),
+    RTC(get_program_log_size, true, "nvrtcGetProgramLogSize"),
+    RTC(get_program_log, true, "nvrtcGetProgramLog"),
+    RTC(get_ptx_size, true, "nvrtcGetPTXSize"),
+    RTC(get_ptx, true, "nvrtcGetPTX"),
+    RTC(get_cubin_size, false, "nvrtcGetCUBINSize"),
+    RTC(get_cubin, false, "nvrtcGetCUBIN"),
+    RTC(destroy_program, true, "nvrtcDestroyProgram"),
+    RTC(get_error_string, false, "nvrtcGetErrorString"),
 };
-#undef SYM
 const size_t sc_nvrtc_symbol_count = sizeof sc_nvrtc_symbols / sizeof sc_nvrtc_symbols[0];
 
 const char *const sc_nvrtc_names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2",
@@ -74,79 +68,48 @@ int sc_cuda_version_decode(int version, char *buf, size_t size)
     return 0;
 }
 
+static const sc_accel_code_name error_names[] = {
+    {0, "CUDA_SUCCESS"},
+    {1, "CUDA_ERROR_INVALID_VALUE"},
+    {2, "CUDA_ERROR_OUT_OF_MEMORY"},
+    {3, "CUDA_ERROR_NOT_INITIALIZED"},
+    {4, "CUDA_ERROR_DEINITIALIZED"},
+    {34, "CUDA_ERROR_STUB_LIBRARY"},
+    {35, "CUDA_ERROR_INSUFFICIENT_DRIVER"},
+    {46, "CUDA_ERROR_DEVICE_UNAVAILABLE"},
+    {100, "CUDA_ERROR_NO_DEVICE"},
+    {101, "CUDA_ERROR_INVALID_DEVICE"},
+    {200, "CUDA_ERROR_INVALID_IMAGE"},
+    {201, "CUDA_ERROR_INVALID_CONTEXT"},
+    {209, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
+    {218, "CUDA_ERROR_INVALID_PTX"},
+    {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"},
+    {400, "CUDA_ERROR_INVALID_HANDLE"},
+    {500, "CUDA_ERROR_NOT_FOUND"},
+    {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+    {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
+    {719, "CUDA_ERROR_LAUNCH_FAILED"},
+    {801, "CUDA_ERROR_NOT_SUPPORTED"},
+    {802, "CUDA_ERROR_SYSTEM_NOT_READY"},
+    {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"},
+    {804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"},
+    {999, "CUDA_ERROR_UNKNOWN"},
+};
+
 const char *sc_cuda_error_name(int code)
 {
-    static const struct {
-        int code;
-        const char *name;
-    } names[] = {
-        {0, "CUDA_SUCCESS"},
-        {1, "CUDA_ERROR_INVALID_VALUE"},
-        {2, "CUDA_ERROR_OUT_OF_MEMORY"},
-        {3, "CUDA_ERROR_NOT_INITIALIZED"},
-        {4, "CUDA_ERROR_DEINITIALIZED"},
-        {34, "CUDA_ERROR_STUB_LIBRARY"},
-        {35, "CUDA_ERROR_INSUFFICIENT_DRIVER"},
-        {46, "CUDA_ERROR_DEVICE_UNAVAILABLE"},
-        {100, "CUDA_ERROR_NO_DEVICE"},
-        {101, "CUDA_ERROR_INVALID_DEVICE"},
-        {200, "CUDA_ERROR_INVALID_IMAGE"},
-        {201, "CUDA_ERROR_INVALID_CONTEXT"},
-        {209, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
-        {218, "CUDA_ERROR_INVALID_PTX"},
-        {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"},
-        {400, "CUDA_ERROR_INVALID_HANDLE"},
-        {500, "CUDA_ERROR_NOT_FOUND"},
-        {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
-        {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
-        {719, "CUDA_ERROR_LAUNCH_FAILED"},
-        {801, "CUDA_ERROR_NOT_SUPPORTED"},
-        {802, "CUDA_ERROR_SYSTEM_NOT_READY"},
-        {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"},
-        {804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"},
-        {999, "CUDA_ERROR_UNKNOWN"},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].code == code)
-            return names[i].name;
-    return NULL;
-}
-
-void sc_cuda_copy_text(char *dst, size_t size, const char *src, size_t src_max,
-                       const char *fallback)
-{
-    if (size == 0)
-        return;
-    size_t n = src ? strnlen(src, src_max) : 0;
-    if (n == 0) {
-        snprintf(dst, size, "%s", fallback ? fallback : "");
-        return;
-    }
-    if (n > size - 1)
-        n = size - 1;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)src[i];
-        dst[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-    }
-    dst[n] = '\0';
-    sc_rstrip(dst);
+    return sc_accel_code_lookup(error_names, sizeof error_names / sizeof error_names[0], code);
 }
 
 void sc_cuda_describe(const sc_cuda_fns *fns, int code, char *buf, size_t size)
 {
     const char *rn = NULL, *rs = NULL;
-    char name[96], text[160];
     if (fns && fns->get_error_name && fns->get_error_name(code, &rn) != 0)
         rn = NULL;
     if (fns && fns->get_error_string && fns->get_error_string(code, &rs) != 0)
         rs = NULL;
     const char *known = sc_cuda_error_name(code);
-    sc_cuda_copy_text(name, sizeof name, rn, 95, known ? known : "CUDA_ERROR_?");
-    sc_cuda_copy_text(text, sizeof text, rs, 159, "");
-    if (text[0] && strcmp(text, name) != 0)
-        sc_fmt(buf, size, "%s (%d): %s", name, code, text);
-    else
-        sc_fmt(buf, size, "%s (%d)", name, code);
+    sc_accel_describe(buf, size, code, rn, known ? known : "CUDA_ERROR_?", rs);
 }
 
 /* True when s is digits and dots, starting and ending with a digit, shorter than 32. */

@@ -10,16 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sc_accel.h"
 #include "sc_pci.h"
 #include "sc_util.h"
 
-/* One loader table entry: the names to try, whether it is required, where the pointer goes. */
-#define ENTRY(type, field, req, ...)                                                               \
-    {                                                                                              \
-        {__VA_ARGS__}, req, offsetof(type, field)                                                  \
-    }
-#define SYM(field, req, ...) ENTRY(sc_hip_fns, field, req, __VA_ARGS__)
-#define RTC(field, req, ...) ENTRY(sc_hiprtc_fns, field, req, __VA_ARGS__)
+#define SYM(field, req, ...) SC_ACCEL_SYMBOL(sc_hip_fns, field, req, __VA_ARGS__)
+#define RTC(field, req, ...) SC_ACCEL_SYMBOL(sc_hiprtc_fns, field, req, __VA_ARGS__)
 
 /* The identity calls come first: when a later required symbol is missing, sc_dl_bind has already
  * filled these, so a too-old runtime still reports its version and error names. */
@@ -69,10 +65,7 @@ int sc_hip_version_decode(long version, char *buf, size_t size)
     return 0;
 }
 
-static const struct {
-    int code;
-    const char *name;
-} error_names[] = {
+static const sc_accel_code_name error_names[] = {
     {0, "hipSuccess"},
     {1, "hipErrorInvalidValue"},
     {2, "hipErrorOutOfMemory"},
@@ -100,43 +93,15 @@ static const struct {
 
 const char *sc_hip_error_name(int code)
 {
-    for (size_t i = 0; i < sizeof error_names / sizeof error_names[0]; i++)
-        if (error_names[i].code == code)
-            return error_names[i].name;
-    return NULL;
-}
-
-void sc_hip_copy_text(char *dst, size_t size, const char *src, size_t src_max, const char *fallback)
-{
-    if (size == 0)
-        return;
-    size_t n = src ? strnlen(src, src_max) : 0;
-    if (!src || n == 0) {
-        snprintf(dst, size, "%s", fallback ? fallback : "");
-        return;
-    }
-    if (n > size - 1)
-        n = size - 1;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)src[i];
-        dst[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-    }
-    dst[n] = '\0';
-    sc_rstrip(dst);
+    return sc_accel_code_lookup(error_names, sizeof error_names / sizeof error_names[0], code);
 }
 
 void sc_hip_describe(const sc_hip_fns *fns, int code, char *buf, size_t size)
 {
-    char name[96], text[160];
-    sc_hip_copy_text(name, sizeof name,
-                     fns && fns->get_error_name ? fns->get_error_name(code) : NULL, 95,
-                     sc_hip_error_name(code) ? sc_hip_error_name(code) : "hipError?");
-    sc_hip_copy_text(text, sizeof text,
-                     fns && fns->get_error_string ? fns->get_error_string(code) : NULL, 159, "");
-    if (text[0] && strcmp(text, name) != 0)
-        sc_fmt(buf, size, "%s (%d): %s", name, code, text);
-    else
-        sc_fmt(buf, size, "%s (%d)", name, code);
+    const char *known = sc_hip_error_name(code);
+    const char *name = fns && fns->get_error_name ? fns->get_error_name(code) : NULL;
+    const char *text = fns && fns->get_error_string ? fns->get_error_string(code) : NULL;
+    sc_accel_describe(buf, size, code, name, known ? known : "hipError?", text);
 }
 
 static const sc_hip_attr_ids attrs_rocm5 = {63, 87, 67, 68, 69};
@@ -169,8 +134,8 @@ int sc_hip_props_read(const unsigned char *buf, size_t size, bool r0600, sc_hip_
     if (size < l->size)
         return -EINVAL;
     memset(out, 0, sizeof *out);
-    sc_hip_copy_text(out->name, sizeof out->name, (const char *)buf + l->name, 255, "");
-    sc_hip_copy_text(out->arch, sizeof out->arch, (const char *)buf + l->arch, 255, "");
+    sc_accel_copy_text(out->name, sizeof out->name, (const char *)buf + l->name, 255, "");
+    sc_accel_copy_text(out->arch, sizeof out->arch, (const char *)buf + l->arch, 255, "");
     out->name_unterminated = strnlen((const char *)buf + l->name, 256) == 256;
     out->arch_unterminated = strnlen((const char *)buf + l->arch, 256) == 256;
     uint64_t mem;

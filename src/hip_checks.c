@@ -3,41 +3,30 @@
  * disagreement names both sides, so the user sees which layer is wrong. */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "sc_accel.h"
 #include "sc_hip_run.h"
 #include "sc_redact.h"
 
 const cJSON *sc_hip_driver_devices(const sc_hip_run *r)
 {
-    const cJSON *d = cJSON_GetObjectItem(sc_ctx_facts(r->ctx, "driver.amd"), "devices");
-    return cJSON_IsArray(d) && cJSON_GetArraySize(d) > 0 ? d : NULL;
+    return sc_accel_driver_devices(r->ctx, "driver.amd");
 }
 
 const cJSON *sc_hip_driver_device_at(const sc_hip_run *r, const char *pci)
 {
-    const cJSON *d;
-    cJSON_ArrayForEach (d, sc_hip_driver_devices(r)) {
-        const char *kp = cJSON_GetStringValue(cJSON_GetObjectItem(d, "pci_address"));
-        if (pci && kp && strcasecmp(pci, kp) == 0)
-            return d;
-    }
-    return NULL;
+    return sc_accel_device_at(sc_hip_driver_devices(r), pci);
 }
 
 /* "driver.amd sees 8 devices (gfx90a at 0000:c1:00.0, ...)", or the driver layer's status and
  * the finding that says why it has none. */
 static void driver_evidence(const sc_hip_run *r, char *buf, size_t size)
 {
-    const cJSON *devs = sc_hip_driver_devices(r), *d;
+    const cJSON *devs = sc_hip_driver_devices(r);
     if (devs) {
         sc_buf b;
         sc_buf_init(&b);
-        cJSON_ArrayForEach (d, devs) {
-            const char *arch = cJSON_GetStringValue(cJSON_GetObjectItem(d, "gfx_target"));
-            const char *pci = cJSON_GetStringValue(cJSON_GetObjectItem(d, "pci_address"));
-            sc_buf_printf(&b, "%s%s at %s", b.len ? ", " : "", arch ?: "?", pci ?: "?");
-        }
+        sc_accel_list_devices(devs, "gfx_target", &b);
         sc_fmt(buf, size, "driver.amd sees %d devices (%s)", cJSON_GetArraySize(devs),
                b.data ? b.data : "");
         sc_buf_free(&b);
@@ -70,17 +59,6 @@ void sc_hip_report_no_device(sc_hip_run *r, const char *why)
                    nvars ? "; set: " : "", nvars ? vars : "");
 }
 
-/* The runtime's PCI addresses the driver layer does not have, ", "-joined, into missing. */
-static void runtime_only_devices(const sc_hip_run *r, sc_buf *missing)
-{
-    const cJSON *d;
-    cJSON_ArrayForEach (d, r->devices) {
-        const char *pci = cJSON_GetStringValue(cJSON_GetObjectItem(d, "pci_address"));
-        if (pci && !sc_hip_driver_device_at(r, pci))
-            sc_buf_printf(missing, "%s%s", missing->len ? ", " : "", pci);
-    }
-}
-
 void sc_hip_check_against_driver(sc_hip_run *r)
 {
     const cJSON *devs = sc_hip_driver_devices(r);
@@ -90,11 +68,8 @@ void sc_hip_check_against_driver(sc_hip_run *r)
     }
     sc_buf missing;
     sc_buf_init(&missing);
-    runtime_only_devices(r, &missing);
     int nd = cJSON_GetArraySize(devs);
-    bool agree = nd == r->count && !missing.len;
-    cJSON_AddBoolToObject(r->res->facts, "driver_agrees", agree);
-    if (!agree) {
+    if (!sc_accel_driver_agrees(r->res->facts, r->devices, r->count, devs, &missing)) {
         char vars[512];
         int nvars = sc_hip_visibility_vars(getenv, vars, sizeof vars);
         sc_finding(r->res, "hip.device-mismatch", SC_SEV_WARN,

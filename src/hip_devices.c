@@ -1,25 +1,15 @@
 /* runtime.hip's enumeration step: hipInit, the device count, and each device's identity (name,
  * arch, memory, compute units, PCI address). Every answer is range-checked: a broken or impostor
  * runtime gives a null fact and one hip.invalid-answer, never a number we would trust. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_accel.h"
 #include "sc_hip_run.h"
 
 #define MAX_DEVICES 1024 /* more than this is a garbage answer, not a machine */
 #define NAME_MAX_BYTES 256
-
-void sc_hip_note_bad(sc_hip_run *r, const char *fmt, ...)
-{
-    char what[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    sc_buf_printf(&r->bad, "%s%s", r->bad.len ? "; " : "", what);
-}
 
 void sc_hip_report_bad_answers(sc_hip_run *r)
 {
@@ -77,7 +67,7 @@ int sc_hip_init_and_count(sc_hip_run *r)
     if (a.count_rc != 0) {
         sc_hip_describe(&r->fns, a.count_rc, a.count_desc, sizeof a.count_desc);
     } else if (a.count < 0 || a.count > MAX_DEVICES) {
-        sc_hip_note_bad(r, "device count %d", a.count);
+        sc_accel_note_bad(&r->bad, "device count %d", a.count);
         sc_fact_null(r->res->facts, "device_count", "impossible count %d", a.count);
         return -1;
     }
@@ -94,9 +84,9 @@ static void device_name(sc_hip_run *r, int i, const sc_hip_props *p, cJSON *o)
     char raw[300] = {0}, name[NAME_MAX_BYTES] = "";
     if (r->fns.device_get_name && r->fns.device_get_name(raw, NAME_MAX_BYTES, i) == 0) {
         if (strnlen(raw, NAME_MAX_BYTES) == NAME_MAX_BYTES)
-            sc_hip_note_bad(r, "device %d: %s", i, "name not terminated");
+            sc_accel_note_bad(&r->bad, "device %d: %s", i, "name not terminated");
         else
-            sc_hip_copy_text(name, sizeof name, raw, NAME_MAX_BYTES - 1, "");
+            sc_accel_copy_text(name, sizeof name, raw, NAME_MAX_BYTES - 1, "");
     }
     if (!name[0] && p && !p->name_unterminated)
         snprintf(name, sizeof name, "%s", p->name);
@@ -109,8 +99,9 @@ static void device_arch(sc_hip_run *r, int i, const sc_hip_props *p, cJSON *o)
     if (!p) {
         sc_fact_null(o, "arch", "the runtime has no hipGetDeviceProperties");
     } else if (p->arch_unterminated || sc_hip_arch_parse(p->arch, &a) < 0) {
-        sc_hip_note_bad(r, "device %d: %s", i,
-                        p->arch_unterminated ? "arch name not terminated" : "arch name malformed");
+        sc_accel_note_bad(&r->bad, "device %d: %s", i,
+                          p->arch_unterminated ? "arch name not terminated"
+                                               : "arch name malformed");
         sc_fact_null(o, "arch", "the runtime gave a malformed gcnArchName \"%.64s\"", p->arch);
     } else {
         cJSON_AddStringToObject(o, "arch", p->arch);
@@ -126,7 +117,7 @@ static void device_int_attr(sc_hip_run *r, int i, int attr, const char *key, int
         sc_hip_describe(&r->fns, rc, d, sizeof d);
         sc_fact_null(o, key, "hipDeviceGetAttribute(%d): %s", attr, d);
     } else if (v < lo || v > hi) {
-        sc_hip_note_bad(r, "device %d: %s %d", i, key, v);
+        sc_accel_note_bad(&r->bad, "device %d: %s %d", i, key, v);
         sc_fact_null(o, key, "impossible value %d", v);
     } else {
         cJSON_AddNumberToObject(o, key, v);
@@ -142,7 +133,7 @@ static void device_memory_total(sc_hip_run *r, int i, cJSON *o)
         sc_hip_describe(&r->fns, rc, d, sizeof d);
         sc_fact_null(o, "total_memory_bytes", "hipDeviceTotalMem: %s", d);
     } else if (bytes == 0 || bytes > SC_HIP_MAX_MEMORY) {
-        sc_hip_note_bad(r, "device %d: total memory %zu bytes", i, bytes);
+        sc_accel_note_bad(&r->bad, "device %d: total memory %zu bytes", i, bytes);
         sc_fact_null(o, "total_memory_bytes", "impossible size %zu", bytes);
     } else {
         cJSON_AddNumberToObject(o, "total_memory_bytes", (double)bytes);
@@ -175,7 +166,7 @@ static void device_pci(sc_hip_run *r, int i, cJSON *o)
         return;
     }
     if (raw[0])
-        sc_hip_note_bad(r, "device %d: %s", i, "PCI bus id malformed");
+        sc_accel_note_bad(&r->bad, "device %d: %s", i, "PCI bus id malformed");
     sc_fact_null(o, "pci_address",
                  "neither hipDeviceGetPCIBusId nor the PCI attributes gave a valid address");
 }

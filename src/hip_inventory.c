@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_accel.h"
 #include "sc_ldcache.h"
-#include "sc_redact.h"
 #include "sc_util.h"
 
 #if defined(__aarch64__)
@@ -429,22 +429,8 @@ int sc_hip_path_roots(const sc_root *root, const char *ld_library_path, char *bu
 int sc_hip_visibility_vars(char *(*env)(const char *), char *buf, size_t size)
 {
     static const char *const names[] = {"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-                                        "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"};
-    int count = 0;
-    size_t len = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const char *v = env(names[i]);
-        if (!v)
-            continue;
-        count++;
-        char *clean = sc_redact_value(v); /* values land in findings: scrub them like the env */
-        if (len < size)
-            len += (size_t)snprintf(buf + len, size - len, "%s%s=%s", len ? ", " : "", names[i],
-                                    clean ? clean : "[unreadable]");
-        free(clean);
-    }
-    return count;
+                                        "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", NULL};
+    return sc_accel_visibility_vars(env, names, false, buf, size);
 }
 
 /* Reads one process's vram_<gpu_id>; false when absent or zero. */

@@ -5,49 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_accel.h"
 #include "sc_hip_run.h"
 
-#define KERNEL_N 8
+#define KERNEL_N SC_ACCEL_KERNEL_N
 #define MAX_CODE_BYTES (64u << 20)
-#define MAX_LOG_BYTES (1u << 24)
 #define HIPRTC_ERROR_COMPILATION 6 /* the only error that comes with a compiler log */
-
-static const char kernel_source[] =
-    "extern \"C\" __global__ void sc_double(const float *x, float *y, int n)\n"
-    "{\n"
-    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "    if (i < n)\n"
-    "        y[i] = x[i] * 2.0f;\n"
-    "}\n";
 
 /* hiprtc's error string, or its number. */
 static void rtc_describe(const sc_hip_run *r, int rc, char *buf, size_t size)
 {
     char text[128];
-    sc_hip_copy_text(text, sizeof text,
-                     r->rtc.get_error_string ? r->rtc.get_error_string(rc) : NULL, 127,
-                     "HIPRTC_ERROR");
+    sc_accel_copy_text(text, sizeof text,
+                       r->rtc.get_error_string ? r->rtc.get_error_string(rc) : NULL, 127,
+                       "HIPRTC_ERROR");
     sc_fmt(buf, size, "%s (%d)", text, rc);
-}
-
-/* The compiler's log on one line, its last part (where the error is) when it does not fit. */
-static void rtc_log(const sc_hip_run *r, void *prog, char *buf, size_t size)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    if (r->rtc.get_program_log_size(prog, &n) != 0 || n == 0 || n > MAX_LOG_BYTES)
-        return;
-    char *log = calloc(1, n + 1);
-    if (!log || r->rtc.get_program_log(prog, log) != 0)
-        goto out;
-    for (char *p = log; *p; p++)
-        if (*p == '\n' || *p == '\r' || *p == '\t')
-            *p = ' ';
-    size_t len = strnlen(log, n);
-    const char *tail = len > size - 1 ? log + len - (size - 1) : log;
-    sc_hip_copy_text(buf, size, tail, size - 1, "");
-out:
-    free(log);
 }
 
 /* Copies the compiled code out of prog; returns it (malloc'd) or NULL, with the code in *rc. */
@@ -57,7 +29,7 @@ static char *take_code(sc_hip_run *r, int dev, void *prog, size_t *size, int *rc
     if ((*rc = r->rtc.get_code_size(prog, size)) != 0)
         return NULL;
     if (*size == 0 || *size > MAX_CODE_BYTES) {
-        sc_hip_note_bad(r, "device %d: %s", dev, "hiprtc code size impossible");
+        sc_accel_note_bad(&r->bad, "device %d: %s", dev, "hiprtc code size impossible");
         return NULL;
     }
     if ((code = malloc(*size)) && (*rc = r->rtc.get_code(prog, code)) != 0) {
@@ -74,9 +46,10 @@ static char *compile_kernel(sc_hip_run *r, int dev, const char *arch, size_t *si
     char opt[300], d[160], log[600] = "";
     const char *opts[1] = {opt};
     sc_fmt(opt, sizeof opt, "--gpu-architecture=%s", arch);
-    int rc = r->rtc.create_program(&prog, kernel_source, "sc_double.hip", 0, NULL, NULL);
+    int rc = r->rtc.create_program(&prog, sc_accel_kernel_source, "sc_double.hip", 0, NULL, NULL);
     if (rc == 0 && (rc = r->rtc.compile_program(prog, arch[0] ? 1 : 0, opts)) != 0)
-        rtc_log(r, prog, log, sizeof log);
+        sc_accel_rtc_log(r->rtc.get_program_log_size, r->rtc.get_program_log, prog, log,
+                         sizeof log);
     char *code = rc == 0 ? take_code(r, dev, prog, size, &rc) : NULL;
     if (rc != 0) {
         bool with_log = rc == HIPRTC_ERROR_COMPILATION;
@@ -129,19 +102,14 @@ static int launch(sc_hip_run *r, void *f, kernel_args *args)
 /* Checks y = 2x and records y in o.kernel_result. */
 static bool verify_result(sc_hip_run *r, int dev, const float *y, cJSON *o)
 {
-    cJSON *arr = cJSON_AddArrayToObject(o, "kernel_result");
-    bool ok = true;
-    for (int k = 0; k < KERNEL_N; k++) {
-        cJSON_AddItemToArray(arr, cJSON_CreateNumber(y[k]));
-        ok = ok && y[k] == 2.0f * (float)k;
-    }
-    if (!ok)
-        sc_finding(r->res, "hip.wrong-result", SC_SEV_ERROR,
-                   "the device computes wrong numbers: check HSA_OVERRIDE_GFX_VERSION, the "
-                   "firmware and dmesg for GPU faults",
-                   "device %d: the kernel x*2 on x=0..7 gave %g %g %g %g %g %g %g %g", dev, y[0],
-                   y[1], y[2], y[3], y[4], y[5], y[6], y[7]);
-    return ok;
+    char why[256];
+    if (sc_accel_check_doubled(y, KERNEL_N, o, why, sizeof why))
+        return true;
+    sc_finding(r->res, "hip.wrong-result", SC_SEV_ERROR,
+               "the device computes wrong numbers: check HSA_OVERRIDE_GFX_VERSION, the firmware "
+               "and dmesg for GPU faults",
+               "device %d: %s", dev, why);
+    return false;
 }
 
 /* Launches twice, timing each: the first launch pays for loading, the second is steady state. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sc_accel.h"
 #include "sc_hip_run.h"
 
 #define MAX_CANDIDATES 12
@@ -73,7 +74,7 @@ static void record_version(sc_hip_run *r, const char *key, int (*fn)(int *), lon
             *out = v;
     } else if (rc == 0) {
         sc_fact_null(r->runtime, key, "the runtime returned an impossible version %d", v);
-        sc_hip_note_bad(r, "%s %d", key, v);
+        sc_accel_note_bad(&r->bad, "%s %d", key, v);
     } else {
         sc_fact_null(r->runtime, key, fn ? "the call failed with code %d" : "no such call (%d)",
                      rc);

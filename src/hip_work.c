@@ -1,15 +1,17 @@
 /* runtime.hip's work step: each device's memory baseline (and who else holds its memory, from the
  * KFD), a host -> device -> host copy of a known pattern, then the kernel check. A runtime error
  * here becomes the finding for the step that failed. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 
+#include "sc_accel.h"
 #include "sc_hip_run.h"
 
 #define WORK_DEVICES 16 /* devices the copy and kernel checks run on */
-#define PATTERN_BYTES (1u << 20)
+#define PATTERN_BYTES SC_ACCEL_PATTERN_BYTES
 #define MAX_VRAM_USERS 32
 
 /* The driver layer's gpu_id for the device at this PCI address, or 0. */
@@ -68,7 +70,7 @@ static bool memory_info(sc_hip_run *r, int i, cJSON *mem, size_t *free_b, size_t
     if (rc != 0)
         sc_hip_describe(&r->fns, rc, d, sizeof d);
     else
-        sc_hip_note_bad(r, "device %d: %s", i, "hipMemGetInfo free/total impossible");
+        sc_accel_note_bad(&r->bad, "device %d: %s", i, "hipMemGetInfo free/total impossible");
     sc_fact_null(mem, "free_bytes", "hipMemGetInfo: %s", d);
     return false;
 }
@@ -125,52 +127,50 @@ void sc_hip_work_error(sc_hip_run *r, int dev, const char *what, int rc)
                    "device %d: %s: %s", dev, what, d);
 }
 
-/* Copies src to the device at d and back into back; returns the runtime's code (reported). */
-static int round_trip(sc_hip_run *r, int dev, void *d, const void *src, void *back)
+/* The copy check's calls through the runtime. */
+static int copy_alloc(void *run, int dev, sc_accel_dptr *d, size_t size)
 {
-    int rc = r->fns.memcpy_(d, src, PATTERN_BYTES, SC_HIP_MEMCPY_H2D);
+    sc_hip_run *r = run;
+    void *p = NULL;
+    int rc = r->fns.malloc_(&p, size);
+    *d = (sc_accel_dptr)(uintptr_t)p;
+    if (rc != 0)
+        sc_hip_work_error(r, dev, "hipMalloc(1 MiB)", rc);
+    return rc;
+}
+
+static int copy_round_trip(void *run, int dev, sc_accel_dptr d, const void *src, void *back)
+{
+    sc_hip_run *r = run;
+    void *p = (void *)(uintptr_t)d;
+    int rc = r->fns.memcpy_(p, src, PATTERN_BYTES, SC_HIP_MEMCPY_H2D);
     if (rc != 0) {
         sc_hip_work_error(r, dev, "hipMemcpy host to device", rc);
         return rc;
     }
-    if ((rc = r->fns.memcpy_(back, d, PATTERN_BYTES, SC_HIP_MEMCPY_D2H)) != 0)
+    if ((rc = r->fns.memcpy_(back, p, PATTERN_BYTES, SC_HIP_MEMCPY_D2H)) != 0)
         sc_hip_work_error(r, dev, "hipMemcpy device to host", rc);
     return rc;
 }
+
+static void copy_release(void *run, sc_accel_dptr d)
+{
+    ((sc_hip_run *)run)->fns.free_((void *)(uintptr_t)d);
+}
+
+static const sc_accel_copy_ops copy_ops = {copy_alloc, copy_round_trip, copy_release};
 
 /* Host -> device -> host with a known pattern; returns true when every call succeeded (the
  * bytes may still differ: that is hip.wrong-result and copy_verified false). */
 static bool copy_check(sc_hip_run *r, int dev, cJSON *o)
 {
-    unsigned char *src = malloc(PATTERN_BYTES), *back = calloc(1, PATTERN_BYTES);
-    void *d = NULL;
-    bool same = false;
-    int rc = -1;
-    if (!src || !back) {
-        sc_result_error(r->res, "out of host memory");
-        goto out;
-    }
-    if ((rc = r->fns.malloc_(&d, PATTERN_BYTES)) != 0) {
-        sc_hip_work_error(r, dev, "hipMalloc(1 MiB)", rc);
-        goto out;
-    }
-    for (size_t k = 0; k < PATTERN_BYTES; k++)
-        src[k] = (unsigned char)((k * 2654435761u) >> 13); /* not all one byte: catches offsets */
-    if ((rc = round_trip(r, dev, d, src, back)) != 0)
-        goto out;
-    if (!(same = memcmp(src, back, PATTERN_BYTES) == 0))
+    bool same, ok = sc_accel_copy_check(&copy_ops, r, dev, r->res, o, &same);
+    if (ok && !same)
         sc_finding(r->res, "hip.wrong-result", SC_SEV_ERROR,
                    "the device or its memory is faulty or misconfigured: check dmesg and the "
                    "driver version",
-                   "device %d: a 1 MiB pattern copied host -> device -> host came back different",
-                   dev);
-out:
-    if (d)
-        r->fns.free_(d);
-    free(src);
-    free(back);
-    cJSON_AddBoolToObject(o, "copy_verified", same);
-    return rc == 0;
+                   "device %d: " SC_ACCEL_COPY_DIFFERS, dev);
+    return ok;
 }
 
 void sc_hip_work_on_devices(sc_hip_run *r)
