@@ -50,22 +50,30 @@ void sc_accel_note_bad(sc_buf *bad, const char *fmt, ...) __attribute__((format(
 /* Fills buf with the copy check's pattern (not all one byte, so an offset shows). */
 void sc_accel_fill_pattern(unsigned char *buf, size_t n);
 
+#define SC_ACCEL_MAX_MEMORY (1ULL << 50) /* 1 PiB: a larger device memory is a garbage answer */
+/* What call (cuMemGetInfo, hipMemGetInfo) answered on device dev: mem.free_bytes and total_bytes,
+ * true; or false with mem.free_bytes null (desc, which describes a failed rc, or "impossible
+ * values", then noted in bad). */
+bool sc_accel_memory_answer(cJSON *mem, sc_buf *bad, int dev, const char *call, int rc,
+                            const char *desc, size_t free_b, size_t total_b);
+
 /* A device pointer of either vendor (CUdeviceptr, or a HIP pointer as an integer). */
 typedef unsigned long long sc_accel_dptr;
-/* The vendor's calls for the copy check, each on run (the vendor's state) and device dev. alloc and
- * round_trip return the runtime's code (0: success) and report their own failure. */
+/* The vendor's calls for the copy check, each on run (the vendor's state) and device dev. alloc
+ * and round_trip return the runtime's code (0: success) and report their own failure; differs
+ * reports bytes that came back different (the vendor's wrong-result, SC_ACCEL_COPY_DIFFERS). */
 typedef struct {
     int (*alloc)(void *run, int dev, sc_accel_dptr *d, size_t size);
     int (*round_trip)(void *run, int dev, sc_accel_dptr d, const void *src, void *back);
     void (*release)(void *run, sc_accel_dptr d);
+    void (*differs)(void *run, int dev);
 } sc_accel_copy_ops;
-/* Host -> device -> host of a SC_ACCEL_PATTERN_BYTES pattern through ops, into o.copy_verified;
- * host memory running out is res's error. Returns true when every call succeeded: *same then says
- * whether the bytes came back (false is the vendor's wrong-result finding, SC_ACCEL_COPY_DIFFERS).
- */
-bool sc_accel_copy_check(const sc_accel_copy_ops *ops, void *run, int dev, sc_result *res, cJSON *o,
-                         bool *same);
 #define SC_ACCEL_COPY_DIFFERS "a 1 MiB pattern copied host -> device -> host came back different"
+/* Host -> device -> host of a SC_ACCEL_PATTERN_BYTES pattern through ops, into o.copy_verified;
+ * host memory running out is res's error. Returns true when every call succeeded (the bytes may
+ * still differ: copy_verified is false then). */
+bool sc_accel_copy_check(const sc_accel_copy_ops *ops, void *run, int dev, sc_result *res,
+                         cJSON *o);
 /* Records got[0..n) in o.kernel_result; true when got[k] == 2k, else why says what came back
  * ("the kernel x*2 on x=0..7 gave 0 1 2 ..."). */
 bool sc_accel_check_doubled(const float *got, int n, cJSON *o, char *why, size_t size);
@@ -86,9 +94,10 @@ const cJSON *sc_accel_device_at(const cJSON *devices, const char *pci);
 /* The PCI addresses of devices that driver_devices lacks, ", "-joined into out. */
 void sc_accel_unmatched_devices(const cJSON *devices, const cJSON *driver_devices, sc_buf *out);
 /* facts.driver_agrees: whether the driver layer has count devices and every PCI address of devices;
- * the addresses it lacks go to missing. Returns the verdict. */
-bool sc_accel_driver_agrees(cJSON *facts, const cJSON *devices, int count,
-                            const cJSON *driver_devices, sc_buf *missing);
+ * the addresses it lacks go to missing. Returns 1 or 0, or -1 with the fact null (none_reason)
+ * when driver_devices is NULL. */
+int sc_accel_driver_agrees(cJSON *facts, const cJSON *devices, int count,
+                           const cJSON *driver_devices, const char *none_reason, sc_buf *missing);
 /* "LABEL at PCI, ..." for devices, LABEL from label_key ("?" when absent), into out. */
 void sc_accel_list_devices(const cJSON *devices, const char *label_key, sc_buf *out);
 

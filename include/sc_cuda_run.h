@@ -8,14 +8,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sc_accel.h"
 #include "sc_cuda.h"
 #include "sc_cuda_inventory.h"
 #include "sc_dl.h"
 #include "sc_probe.h"
 #include "sc_util.h"
 
-#define SC_CUDA_WORK_DEVICES 16         /* devices the copy and kernel checks run on */
-#define SC_CUDA_MAX_MEMORY (1ULL << 50) /* 1 PiB: a larger device memory is a garbage answer */
+#define SC_CUDA_WORK_DEVICES 16 /* devices the copy and kernel checks run on */
 
 typedef struct {
     const sc_ctx *ctx;

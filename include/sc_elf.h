@@ -104,6 +104,12 @@ int sc_symset_put(sc_symset *set, const char *name, void *value);
 void *sc_symset_get(const sc_symset *set, const char *name);
 /* True when name is in the set. */
 bool sc_symset_has(const sc_symset *set, const char *name);
+/* The hash the set uses for name: callers that look one name up in several sets, or in one set
+ * many times, compute it once and use the _hashed forms, which behave like the plain ones. */
+uint64_t sc_symset_hash(const char *name);
+int sc_symset_put_hashed(sc_symset *set, const char *name, uint64_t hash, void *value);
+bool sc_symset_has_hashed(const sc_symset *set, const char *name, uint64_t hash);
+void *sc_symset_get_hashed(const sc_symset *set, const char *name, uint64_t hash);
 /* Frees the table (not the names). */
 void sc_symset_free(sc_symset *set);
 

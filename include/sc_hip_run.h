@@ -8,14 +8,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sc_accel.h"
 #include "sc_dl.h"
 #include "sc_hip_api.h"
 #include "sc_hip_inventory.h"
 #include "sc_probe.h"
 #include "sc_util.h"
 
-#define SC_HIP_MAX_MEMORY (1ULL << 50) /* 1 PiB: a larger device memory is a garbage answer */
-#define SC_HIP_MAX_ARCHS 4             /* distinct architectures a run compiles the kernel for */
+#define SC_HIP_MAX_ARCHS 4 /* distinct architectures a run compiles the kernel for */
 
 /* One compile per architecture, so devices of one arch compile (or fail) once. */
 typedef struct {

@@ -12,11 +12,21 @@
 #include "sc_sysroot.h"
 #include "sc_types.h"
 
+/* The parsed ELF files of a run, shared by its analyses (keyed by what was read, the root and the
+ * real path; bounded): the files of one package share most of their dependency tree, which is then
+ * read and indexed once. Not thread-safe; the files must not change while it lives. */
+typedef struct sc_libs_cache sc_libs_cache;
+/* Returns an empty cache, or NULL when out of memory. */
+sc_libs_cache *sc_libs_cache_new(void);
+/* Unmaps and frees every file of the cache, then the cache (NULL is allowed). */
+void sc_libs_cache_free(sc_libs_cache *cache);
+
 typedef struct {
     const char *const *archs; /* target architectures ("gfx90a:sramecc+:xnack-", "sm_90") */
     int arch_count;
     const char *ld_library_path; /* as the loader would see it; NULL for none */
     bool no_symbol_check;        /* skip the undefined-symbol check (the costliest part) */
+    sc_libs_cache *cache;        /* shared parsed files; NULL: private to the call */
 } sc_libs_config;
 
 /* Analyses one ELF file under root. *out receives the file's JSON object
@@ -37,5 +47,8 @@ int sc_libs_run_archs(const sc_ctx *ctx, const char **archs, int max);
 /* Analyses path for a probe: appends the file object to files (an array) and adds its findings to
  * res. An unreadable or non-ELF file becomes the finding libs.unreadable. */
 void sc_libs_probe_file(const sc_ctx *ctx, sc_result *res, const char *path, cJSON *files);
+/* sc_libs_probe_file with a cache shared by the probe's files (NULL: none). */
+void sc_libs_probe_file_cached(const sc_ctx *ctx, sc_result *res, const char *path, cJSON *files,
+                               sc_libs_cache *cache);
 
 #endif

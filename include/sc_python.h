@@ -27,11 +27,27 @@ typedef struct {
     char ldlibrary[128];    /* sysconfig LDLIBRARY: "libpython3.11.so" or ".a" */
     bool enable_shared;     /* sysconfig Py_ENABLE_SHARED */
     char no_libpython[256]; /* why libpython is "" (subprocess mode), else "" */
+    char located[8];        /* "ran" (the interpreter reported itself) or "static" (its files) */
+    char version_from[16];  /* static: "file name", "patchlevel.h" or "pyvenv.cfg" */
 } sc_python_info;
 
 /* Locates python (a path, a name on PATH, or NULL for "python3") and fills info.
  * Returns 0 or a negative errno with err filled. */
 int sc_python_locate(const char *python, sc_python_info *info, sc_error *err);
+/* Locates python without running anything: through PATH to the file, its real path (an ELF
+ * binary, else -ENOEXEC: "a script wrapper: PATH"), the version from its name (python3.11) or
+ * the prefix's only lib/pythonX.Y (refined by the prefix's patchlevel.h or a venv's pyvenv.cfg),
+ * prefix from the path, venvs through pyvenv.cfg, the site directories of the layout (Debian's
+ * for /usr, PREFIX/lib/pythonX.Y/site-packages otherwise, PYTHONPATH and the user site first) and
+ * libpython. .pth files and sitecustomize are not followed. -ENOENT when there is no static
+ * answer. err says why. */
+int sc_python_locate_static(const sc_root *root, const char *python, sc_python_info *info,
+                            sc_error *err);
+/* Buffer parsers of sc_python_locate_static: PY_VERSION of patchlevel.h, one value of
+ * pyvenv.cfg, and "3.11" / ldversion "3.13t" from a file name "python3.11" / "python3.13t". */
+bool sc_python_patchlevel_version(const char *text, size_t len, char *buf, size_t size);
+bool sc_pyvenv_value(const char *text, size_t len, const char *key, char *buf, size_t size);
+bool sc_python_name_version(const char *name, char *version, size_t vsize, char *ld, size_t lsize);
 /* Runs code (Python source) with sys.argv = argv (NULL-terminated) in the interpreter: embedded
  * when info->libpython is set, else as a subprocess. The code reports its result by writing one
  * JSON document to the file named by the environment variable STACKCHECK_RESULT. *result receives

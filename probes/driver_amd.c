@@ -3,8 +3,6 @@
  * the live system and on a --sysroot image. Passive: it never opens a compute device. */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "probes.h"
 #include "sc_accel.h"

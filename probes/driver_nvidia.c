@@ -5,13 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "probes.h"
 #include "sc_accel.h"
 #include "sc_host.h"
-#include "sc_kmsg.h"
 #include "sc_nvidia.h"
 #include "sc_pci.h"
 #include "sc_util.h"

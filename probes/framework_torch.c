@@ -39,6 +39,9 @@ static void add_python_facts(cJSON *facts, const sc_python_info *info)
     cJSON_AddStringToObject(py, "version", info->version);
     cJSON_AddStringToObject(py, "prefix", info->prefix);
     cJSON_AddStringToObject(py, "base_prefix", info->base_prefix);
+    cJSON_AddStringToObject(py, "located", info->located[0] ? info->located : "ran");
+    if (info->version_from[0])
+        cJSON_AddStringToObject(py, "version_from", info->version_from);
     sc_fact_str(py, "libpython", info->libpython[0] ? info->libpython : NULL, info->no_libpython);
     cJSON *sites = cJSON_AddArrayToObject(py, "site_packages");
     for (int i = 0; sites && i < info->site_count; i++)
@@ -569,10 +572,24 @@ static void check_result(const sc_ctx *ctx, sc_result *res, const sc_python_info
     check_imports(ctx, res, take(result, res, "imports"));
 }
 
+/* The interpreter's facts from its files alone; false (why in static_error) when that needs
+ * running it: a script wrapper such as pyenv's shim, or a layout with no static answer. */
+static bool locate_static(const sc_ctx *ctx, sc_python_info *info, char *why, size_t size)
+{
+    sc_error err = {0};
+    if (sc_python_locate_static(ctx->root, ctx->opt->python, info, &err) == 0)
+        return true;
+    snprintf(why, size, "%s", err.message);
+    return false;
+}
+
 /* The passive part: the interpreter's facts and torch's metadata (offline: the installations
- * found in the root). Returns info (caller frees) when the interpreter answered, else NULL with
- * facts.python null and err filled. */
-static sc_python_info *collect_passive(const sc_ctx *ctx, sc_result *res, sc_error *err)
+ * found in the root). The gated inventory (static_first) derives the interpreter from its files
+ * when it can and runs it only when it cannot; the active path always asks the interpreter.
+ * Returns info (caller frees) when the interpreter was found, else NULL with facts.python null
+ * and err filled. */
+static sc_python_info *collect_passive(const sc_ctx *ctx, sc_result *res, bool static_first,
+                                       sc_error *err)
 {
     if (ctx->offline) {
         cJSON *found = cJSON_AddArrayToObject(res->facts, "installations");
@@ -586,29 +603,35 @@ static sc_python_info *collect_passive(const sc_ctx *ctx, sc_result *res, sc_err
         sc_error_set(err, -ENOMEM, "out of memory");
         return NULL;
     }
-    if (sc_python_locate(ctx->opt->python, info, err) < 0) {
+    char why[512] = "";
+    bool located = static_first && locate_static(ctx, info, why, sizeof why);
+    if (!located && sc_python_locate(ctx->opt->python, info, err) < 0) {
         sc_fact_null(res->facts, "python", "%s", err->message);
         free(info);
         return NULL;
     }
     add_python_facts(res->facts, info);
+    if (why[0])
+        cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(res->facts, "python"),
+                                "static_error", why);
     add_metadata_facts(ctx, res->facts, info);
     return info;
 }
 
 /* Called by the runner instead of run when the layers below failed: the snapshot still gets the
- * interpreter and torch's version from metadata. It runs the interpreter (without importing
- * anything but os and sysconfig) and reads files; it loads nothing into this process. */
+ * interpreter and torch's version from metadata. It reads files; only when the interpreter
+ * cannot be known from them (a script wrapper) does it run it (importing nothing but os and
+ * sysconfig). It loads nothing into this process. */
 static void inventory(const sc_ctx *ctx, sc_result *res)
 {
     sc_error err = {0};
-    free(collect_passive(ctx, res, &err));
+    free(collect_passive(ctx, res, true, &err));
 }
 
 static void run(const sc_ctx *ctx, sc_result *res)
 {
     sc_error err = {0};
-    sc_python_info *info = collect_passive(ctx, res, &err);
+    sc_python_info *info = collect_passive(ctx, res, false, &err);
     if (!info) {
         if (!ctx->offline && err.code == -ENOMEM)
             sc_result_error(res, "out of memory");

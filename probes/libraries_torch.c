@@ -77,7 +77,7 @@ static bool find_torch(const sc_ctx *ctx, sc_result *res, char *torch, size_t si
 
 /* Analyses the files of dir whose names match pattern. */
 static void analyse_matching(const sc_ctx *ctx, sc_result *res, const char *dir,
-                             const char *pattern, cJSON *files)
+                             const char *pattern, cJSON *files, sc_libs_cache *cache)
 {
     DIR *d = sc_root_opendir(ctx->root, dir);
     struct dirent *e;
@@ -85,7 +85,7 @@ static void analyse_matching(const sc_ctx *ctx, sc_result *res, const char *dir,
     while (d && (e = readdir(d)) != NULL && count < 64) {
         char p[4600];
         if (fnmatch(pattern, e->d_name, 0) == 0 && sc_fmt(p, sizeof p, "%s/%s", dir, e->d_name)) {
-            sc_libs_probe_file(ctx, res, p, files);
+            sc_libs_probe_file_cached(ctx, res, p, files, cache);
             count++;
         }
     }
@@ -106,8 +106,12 @@ static void run(const sc_ctx *ctx, sc_result *res)
         cJSON_AddItemToArray(a, cJSON_CreateString(archs[i]));
     cJSON *files = cJSON_AddArrayToObject(res->facts, "files");
     sc_fmt(lib, sizeof lib, "%s/lib", torch);
-    analyse_matching(ctx, res, lib, "libtorch*.so", files);
-    analyse_matching(ctx, res, torch, "_C*.so", files);
+    /* The files share most of their tree (libtorch_cpu's few hundred libraries): it is parsed
+     * and indexed once for all of them. Without memory for it, each file is read on its own. */
+    sc_libs_cache *cache = sc_libs_cache_new();
+    analyse_matching(ctx, res, lib, "libtorch*.so", files, cache);
+    analyse_matching(ctx, res, torch, "_C*.so", files, cache);
+    sc_libs_cache_free(cache);
 }
 
 const sc_probe sc_probe_libraries_torch = {

@@ -79,6 +79,20 @@ void sc_accel_fill_pattern(unsigned char *buf, size_t n)
         buf[k] = (unsigned char)((k * 2654435761u) >> 13);
 }
 
+bool sc_accel_memory_answer(cJSON *mem, sc_buf *bad, int dev, const char *call, int rc,
+                            const char *desc, size_t free_b, size_t total_b)
+{
+    if (rc == 0 && total_b != 0 && total_b <= SC_ACCEL_MAX_MEMORY && free_b <= total_b) {
+        cJSON_AddNumberToObject(mem, "free_bytes", (double)free_b);
+        cJSON_AddNumberToObject(mem, "total_bytes", (double)total_b);
+        return true;
+    }
+    if (rc == 0)
+        sc_accel_note_bad(bad, "device %d: %s free/total impossible", dev, call);
+    sc_fact_null(mem, "free_bytes", "%s: %s", call, rc ? desc : "impossible values");
+    return false;
+}
+
 /* The pattern's round trip; returns the failing call's code, or -ENOMEM without host memory. */
 static int copy_round_trip(const sc_accel_copy_ops *ops, void *run, int dev, bool *same)
 {
@@ -98,14 +112,15 @@ out:
     return rc;
 }
 
-bool sc_accel_copy_check(const sc_accel_copy_ops *ops, void *run, int dev, sc_result *res, cJSON *o,
-                         bool *same)
+bool sc_accel_copy_check(const sc_accel_copy_ops *ops, void *run, int dev, sc_result *res, cJSON *o)
 {
-    *same = false;
-    int rc = copy_round_trip(ops, run, dev, same);
+    bool same = false;
+    int rc = copy_round_trip(ops, run, dev, &same);
     if (rc == -ENOMEM)
         sc_result_error(res, "out of host memory");
-    cJSON_AddBoolToObject(o, "copy_verified", *same);
+    else if (rc == 0 && !same)
+        ops->differs(run, dev);
+    cJSON_AddBoolToObject(o, "copy_verified", same);
     return rc == 0;
 }
 
@@ -117,13 +132,13 @@ bool sc_accel_check_doubled(const float *got, int n, cJSON *o, char *why, size_t
         cJSON_AddItemToArray(arr, cJSON_CreateNumber(got[k]));
         ok = ok && got[k] == 2.0f * (float)k;
     }
-    size_t len = 0;
     why[0] = '\0';
-    if (!ok)
-        for (int k = -1; k < n && len < size; k++)
-            len += (size_t)(k < 0 ? snprintf(why, size, "the kernel x*2 on x=0..%d gave", n - 1)
-                                  : snprintf(why + len, size - len, " %g", got[k]));
-    return ok;
+    if (ok)
+        return true;
+    size_t len = (size_t)snprintf(why, size, "the kernel x*2 on x=0..%d gave", n - 1);
+    for (int k = 0; k < n && len < size; k++)
+        len += (size_t)snprintf(why + len, size - len, " %g", got[k]);
+    return false;
 }
 
 void sc_accel_rtc_log(int (*log_size)(void *, size_t *), int (*get_log)(void *, char *), void *prog,
@@ -193,9 +208,13 @@ void sc_accel_unmatched_devices(const cJSON *devices, const cJSON *driver_device
     }
 }
 
-bool sc_accel_driver_agrees(cJSON *facts, const cJSON *devices, int count,
-                            const cJSON *driver_devices, sc_buf *missing)
+int sc_accel_driver_agrees(cJSON *facts, const cJSON *devices, int count,
+                           const cJSON *driver_devices, const char *none_reason, sc_buf *missing)
 {
+    if (!driver_devices) {
+        sc_fact_null(facts, "driver_agrees", "%s", none_reason);
+        return -1;
+    }
     sc_accel_unmatched_devices(devices, driver_devices, missing);
     bool agree = cJSON_GetArraySize(driver_devices) == count && !missing->len;
     cJSON_AddBoolToObject(facts, "driver_agrees", agree);

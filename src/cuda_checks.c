@@ -62,19 +62,16 @@ void sc_cuda_report_no_device(sc_cuda_run *r, const char *why)
 void sc_cuda_check_against_driver(sc_cuda_run *r)
 {
     const cJSON *devs = sc_cuda_driver_devices(r);
-    if (!devs) {
-        sc_fact_null(r->res->facts, "driver_agrees", "driver.nvidia has no devices to compare");
-        return;
-    }
     sc_buf missing;
     sc_buf_init(&missing);
-    bool agree = sc_accel_driver_agrees(r->res->facts, r->devices, r->count, devs, &missing);
+    int agree = sc_accel_driver_agrees(r->res->facts, r->devices, r->count, devs,
+                                       "driver.nvidia has no devices to compare", &missing);
     int nd = cJSON_GetArraySize(devs);
     char var[300];
-    bool hidden = visibility_var(var, sizeof var);
-    if (!agree && hidden && r->count < nd && !missing.len)
+    bool hidden = agree == 0 && visibility_var(var, sizeof var);
+    if (agree == 0 && hidden && r->count < nd && !missing.len)
         sc_fact_str(r->res->facts, "hidden_by", var, NULL);
-    else if (!agree)
+    else if (agree == 0)
         sc_finding(r->res, "cuda.device-mismatch", SC_SEV_WARN,
                    "check that libcuda and the kernel module come from the same driver, and "
                    "nvidia-smi for GPUs the driver could not initialise",

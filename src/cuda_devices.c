@@ -115,7 +115,7 @@ static void device_memory_total(sc_cuda_run *r, int dev, int handle, cJSON *o)
         char d[256];
         sc_cuda_describe(&r->fns, rc, d, sizeof d);
         sc_fact_null(o, "total_memory_bytes", "cuDeviceTotalMem: %s", d);
-    } else if (bytes == 0 || bytes > SC_CUDA_MAX_MEMORY) {
+    } else if (bytes == 0 || bytes > SC_ACCEL_MAX_MEMORY) {
         sc_accel_note_bad(&r->bad, "device %d: %s", dev, "total memory impossible");
         sc_fact_null(o, "total_memory_bytes", "impossible size %zu", bytes);
     } else {

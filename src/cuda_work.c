@@ -35,21 +35,17 @@ void sc_cuda_work_error(sc_cuda_run *r, int dev, const char *what, int rc)
                    "device %d: %s: %s", dev, what, d);
 }
 
-/* cuMemGetInfo on device i; false (fact null, garbage noted) when it fails or is impossible. */
+/* cuMemGetInfo on device i into mem; false (fact null, garbage noted) when it fails or is
+ * impossible. */
 static bool memory_info(sc_cuda_run *r, int i, cJSON *mem, size_t *free_b, size_t *total_b)
 {
+    char d[256] = "";
     int rc = use_device(r, i);
     if (rc == 0)
         rc = r->fns.mem_get_info(free_b, total_b);
-    if (rc == 0 && *total_b != 0 && *total_b <= SC_CUDA_MAX_MEMORY && *free_b <= *total_b)
-        return true;
-    char d[256] = "impossible values";
     if (rc != 0)
         sc_cuda_describe(&r->fns, rc, d, sizeof d);
-    else
-        sc_accel_note_bad(&r->bad, "device %d: %s", i, "cuMemGetInfo free/total impossible");
-    sc_fact_null(mem, "free_bytes", "cuMemGetInfo: %s", d);
-    return false;
+    return sc_accel_memory_answer(mem, &r->bad, i, "cuMemGetInfo", rc, d, *free_b, *total_b);
 }
 
 static void memory_baseline(sc_cuda_run *r, int i, cJSON *dev)
@@ -58,8 +54,6 @@ static void memory_baseline(sc_cuda_run *r, int i, cJSON *dev)
     size_t free_b = 0, total_b = 0;
     if (!memory_info(r, i, mem, &free_b, &total_b))
         return;
-    cJSON_AddNumberToObject(mem, "free_bytes", (double)free_b);
-    cJSON_AddNumberToObject(mem, "total_bytes", (double)total_b);
     if (total_b - free_b > total_b / 2)
         sc_finding(r->res, "cuda.memory-in-use", SC_SEV_WARN,
                    "see nvidia-smi for the processes on this GPU; wait for them, kill leftovers "
@@ -105,20 +99,16 @@ static void copy_release(void *run, sc_accel_dptr d)
     ((sc_cuda_run *)run)->fns.mem_free(d);
 }
 
-static const sc_accel_copy_ops copy_ops = {copy_alloc, copy_round_trip, copy_release};
-
-/* Host -> device -> host with a known pattern; returns true when every call succeeded (the bytes
- * may still differ: that is cuda.wrong-result and copy_verified false). */
-static bool copy_check(sc_cuda_run *r, int dev, cJSON *o)
+static void copy_differs(void *run, int dev)
 {
-    bool same, ok = sc_accel_copy_check(&copy_ops, r, dev, r->res, o, &same);
-    if (ok && !same)
-        sc_finding(r->res, "cuda.wrong-result", SC_SEV_ERROR,
-                   "the GPU or its memory is faulty: check dmesg for Xid 48/63/64/94/95 (ECC) "
-                   "and nvidia-smi -q -d ECC; drain the node",
-                   "device %d: " SC_ACCEL_COPY_DIFFERS, dev);
-    return ok;
+    sc_cuda_run *r = run;
+    sc_finding(r->res, "cuda.wrong-result", SC_SEV_ERROR,
+               "the GPU or its memory is faulty: check dmesg for Xid 48/63/64/94/95 (ECC) "
+               "and nvidia-smi -q -d ECC; drain the node",
+               "device %d: " SC_ACCEL_COPY_DIFFERS, dev);
 }
+
+static const sc_accel_copy_ops copy_ops = {copy_alloc, copy_round_trip, copy_release, copy_differs};
 
 void sc_cuda_work_on_devices(sc_cuda_run *r)
 {
@@ -131,7 +121,7 @@ void sc_cuda_work_on_devices(sc_cuda_run *r)
         int rc = use_device(r, dev);
         if (rc != 0)
             sc_cuda_work_error(r, dev, "cuDevicePrimaryCtxRetain/cuCtxSetCurrent (context)", rc);
-        else if (copy_check(r, dev, o) && have_rtc)
+        else if (sc_accel_copy_check(&copy_ops, r, dev, r->res, o) && have_rtc)
             sc_cuda_kernel_check(r, dev, o);
         dev++;
     }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash_name(const char *s)
+uint64_t sc_symset_hash(const char *s)
 {
     size_t n = strlen(s);
     uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
@@ -69,9 +69,13 @@ int sc_symset_add(sc_symset *set, const char *name)
 
 int sc_symset_put(sc_symset *set, const char *name, void *value)
 {
+    return sc_symset_put_hashed(set, name, sc_symset_hash(name), value);
+}
+
+int sc_symset_put_hashed(sc_symset *set, const char *name, uint64_t h, void *value)
+{
     if ((set->count + 1) * 2 > set->cap && grow_table(set, set->cap ? set->cap * 2 : 1024) < 0)
         return -ENOMEM;
-    uint64_t h = hash_name(name);
     size_t j = find_slot(set, name, h);
     if (!set->slots[j]) {
         set->slots[j] = name;
@@ -84,12 +88,22 @@ int sc_symset_put(sc_symset *set, const char *name, void *value)
 
 bool sc_symset_has(const sc_symset *set, const char *name)
 {
-    return set->cap && set->slots[find_slot(set, name, hash_name(name))] != NULL;
+    return sc_symset_has_hashed(set, name, sc_symset_hash(name));
+}
+
+bool sc_symset_has_hashed(const sc_symset *set, const char *name, uint64_t h)
+{
+    return set->cap && set->slots[find_slot(set, name, h)] != NULL;
 }
 
 void *sc_symset_get(const sc_symset *set, const char *name)
 {
-    return set->cap ? set->values[find_slot(set, name, hash_name(name))] : NULL;
+    return sc_symset_get_hashed(set, name, sc_symset_hash(name));
+}
+
+void *sc_symset_get_hashed(const sc_symset *set, const char *name, uint64_t h)
+{
+    return set->cap ? set->values[find_slot(set, name, h)] : NULL;
 }
 
 void sc_symset_free(sc_symset *set)

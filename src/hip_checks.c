@@ -62,14 +62,11 @@ void sc_hip_report_no_device(sc_hip_run *r, const char *why)
 void sc_hip_check_against_driver(sc_hip_run *r)
 {
     const cJSON *devs = sc_hip_driver_devices(r);
-    if (!devs) {
-        sc_fact_null(r->res->facts, "driver_agrees", "driver.amd has no devices to compare with");
-        return;
-    }
     sc_buf missing;
     sc_buf_init(&missing);
     int nd = cJSON_GetArraySize(devs);
-    if (!sc_accel_driver_agrees(r->res->facts, r->devices, r->count, devs, &missing)) {
+    if (sc_accel_driver_agrees(r->res->facts, r->devices, r->count, devs,
+                               "driver.amd has no devices to compare with", &missing) == 0) {
         char vars[512];
         int nvars = sc_hip_visibility_vars(getenv, vars, sizeof vars);
         sc_finding(r->res, "hip.device-mismatch", SC_SEV_WARN,

@@ -132,7 +132,7 @@ static void device_memory_total(sc_hip_run *r, int i, cJSON *o)
         char d[256];
         sc_hip_describe(&r->fns, rc, d, sizeof d);
         sc_fact_null(o, "total_memory_bytes", "hipDeviceTotalMem: %s", d);
-    } else if (bytes == 0 || bytes > SC_HIP_MAX_MEMORY) {
+    } else if (bytes == 0 || bytes > SC_ACCEL_MAX_MEMORY) {
         sc_accel_note_bad(&r->bad, "device %d: total memory %zu bytes", i, bytes);
         sc_fact_null(o, "total_memory_bytes", "impossible size %zu", bytes);
     } else {

@@ -2,7 +2,6 @@
  * KFD), a host -> device -> host copy of a known pattern, then the kernel check. A runtime error
  * here becomes the finding for the step that failed. */
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -58,21 +57,17 @@ static unsigned long long other_users(sc_hip_run *r, cJSON *dev, cJSON *mem, cha
     return sum;
 }
 
-/* hipMemGetInfo on device i; false (fact null, garbage noted) when it fails or is impossible. */
+/* hipMemGetInfo on device i into mem; false (fact null, garbage noted) when it fails or is
+ * impossible. */
 static bool memory_info(sc_hip_run *r, int i, cJSON *mem, size_t *free_b, size_t *total_b)
 {
+    char d[256] = "";
     int rc = r->fns.set_device(i);
     if (rc == 0)
         rc = r->fns.mem_get_info(free_b, total_b);
-    if (rc == 0 && *total_b != 0 && *total_b <= SC_HIP_MAX_MEMORY && *free_b <= *total_b)
-        return true;
-    char d[256] = "impossible values";
     if (rc != 0)
         sc_hip_describe(&r->fns, rc, d, sizeof d);
-    else
-        sc_accel_note_bad(&r->bad, "device %d: %s", i, "hipMemGetInfo free/total impossible");
-    sc_fact_null(mem, "free_bytes", "hipMemGetInfo: %s", d);
-    return false;
+    return sc_accel_memory_answer(mem, &r->bad, i, "hipMemGetInfo", rc, d, *free_b, *total_b);
 }
 
 static void memory_baseline(sc_hip_run *r, int i, cJSON *dev)
@@ -81,8 +76,6 @@ static void memory_baseline(sc_hip_run *r, int i, cJSON *dev)
     size_t free_b = 0, total_b = 0;
     if (!memory_info(r, i, mem, &free_b, &total_b))
         return;
-    cJSON_AddNumberToObject(mem, "free_bytes", (double)free_b);
-    cJSON_AddNumberToObject(mem, "total_bytes", (double)total_b);
     char pids[512];
     unsigned long long others = other_users(r, dev, mem, pids, sizeof pids);
     if (!others && total_b - free_b > total_b / 2)
@@ -158,20 +151,16 @@ static void copy_release(void *run, sc_accel_dptr d)
     ((sc_hip_run *)run)->fns.free_((void *)(uintptr_t)d);
 }
 
-static const sc_accel_copy_ops copy_ops = {copy_alloc, copy_round_trip, copy_release};
-
-/* Host -> device -> host with a known pattern; returns true when every call succeeded (the
- * bytes may still differ: that is hip.wrong-result and copy_verified false). */
-static bool copy_check(sc_hip_run *r, int dev, cJSON *o)
+static void copy_differs(void *run, int dev)
 {
-    bool same, ok = sc_accel_copy_check(&copy_ops, r, dev, r->res, o, &same);
-    if (ok && !same)
-        sc_finding(r->res, "hip.wrong-result", SC_SEV_ERROR,
-                   "the device or its memory is faulty or misconfigured: check dmesg and the "
-                   "driver version",
-                   "device %d: " SC_ACCEL_COPY_DIFFERS, dev);
-    return ok;
+    sc_hip_run *r = run;
+    sc_finding(r->res, "hip.wrong-result", SC_SEV_ERROR,
+               "the device or its memory is faulty or misconfigured: check dmesg and the "
+               "driver version",
+               "device %d: " SC_ACCEL_COPY_DIFFERS, dev);
 }
+
+static const sc_accel_copy_ops copy_ops = {copy_alloc, copy_round_trip, copy_release, copy_differs};
 
 void sc_hip_work_on_devices(sc_hip_run *r)
 {
@@ -184,7 +173,7 @@ void sc_hip_work_on_devices(sc_hip_run *r)
         int rc = r->fns.set_device(dev);
         if (rc != 0)
             sc_hip_work_error(r, dev, "hipSetDevice", rc);
-        else if (copy_check(r, dev, o) && have_rtc)
+        else if (sc_accel_copy_check(&copy_ops, r, dev, r->res, o) && have_rtc)
             sc_hip_kernel_check(r, dev, o);
         dev++;
     }

@@ -35,9 +35,39 @@ typedef struct {
     char *root_path;      /* its install root */
     sc_root_kind root_kind;
     bool found, opened;
-    sc_elf_file file;
+    struct cached_obj *obj;   /* the parsed file, owned by the cache (opened only) */
+    const sc_elf_file *file;  /* obj's file */
     sc_ld_object ld;
 } node;
+
+/* The definitions index: every defined name of the cached objects -> a chain of its definers. */
+typedef struct def_link {
+    const struct cached_obj *obj;
+    struct def_link *next;
+} def_link;
+
+/* One parsed file of the cache, keyed by what was read, the root and its real path. */
+typedef struct cached_obj {
+    char *key;
+    sc_elf_file file;
+    unsigned mark;        /* the analysis (generation) whose tree holds it */
+    bool indexed;         /* its definitions are in the index, its undefined names hashed */
+    uint64_t *undef_hash; /* the hash of each undefined name */
+    def_link *links;      /* one per defined name */
+} cached_obj;
+
+/* Objects are kept until the cache is freed, or dropped all together between analyses once there
+ * are more than CACHE_LIMIT (one tree holds at most MAX_NODES): memory stays bounded. */
+#define CACHE_LIMIT 2048
+
+struct sc_libs_cache {
+    sc_symset by_key; /* key -> cached_obj */
+    cached_obj **objs;
+    size_t count, cap;
+    sc_symset defs; /* defined name -> def_link chain */
+    bool index_failed;
+    unsigned generation;
+};
 
 typedef struct {
     const sc_root *root;
@@ -51,7 +81,95 @@ typedef struct {
     sc_symset files;    /* real paths already loaded */
     sc_symset provided; /* names and sonames of the objects opened -> their node */
     sc_result res;      /* collects the findings */
+    sc_libs_cache *parsed; /* the parsed files, shared with other analyses of the run */
+    bool own_parsed;       /* made for this analysis alone */
+    unsigned gen;    /* this analysis's generation in the cache */
 } analysis;
+
+/* ---- the cache of parsed files ------------------------------------------------------------- */
+
+sc_libs_cache *sc_libs_cache_new(void)
+{
+    return calloc(1, sizeof(sc_libs_cache));
+}
+
+static void cache_clear(sc_libs_cache *c)
+{
+    for (size_t i = 0; i < c->count; i++) {
+        cached_obj *o = c->objs[i];
+        sc_elf_close(&o->file);
+        free(o->key), free(o->undef_hash), free(o->links), free(o);
+    }
+    free(c->objs);
+    sc_symset_free(&c->by_key);
+    sc_symset_free(&c->defs);
+    unsigned gen = c->generation;
+    memset(c, 0, sizeof *c);
+    c->generation = gen;
+}
+
+void sc_libs_cache_free(sc_libs_cache *cache)
+{
+    if (!cache)
+        return;
+    cache_clear(cache);
+    free(cache);
+}
+
+/* What a file is parsed for: the dependency walk alone reads the dynamic segment (lazy mode);
+ * anything more maps the file and reads the GPU code spans too, so one parse serves a file as
+ * the inspected file and as a dependency. */
+static unsigned cache_parts(unsigned parts)
+{
+    return (parts & (SC_ELF_SYMBOLS | SC_ELF_OFFLOAD)) ? parts | SC_ELF_OFFLOAD : parts;
+}
+
+static int cache_insert(sc_libs_cache *c, cached_obj *o)
+{
+    if (c->count == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 64;
+        cached_obj **objs = realloc(c->objs, cap * sizeof *objs);
+        if (!objs)
+            return -ENOMEM;
+        c->objs = objs;
+        c->cap = cap;
+    }
+    if (sc_symset_put(&c->by_key, o->key, o) < 0)
+        return -ENOMEM;
+    c->objs[c->count++] = o;
+    return 0;
+}
+
+/* The parsed file at path (real path real, open as fd when >= 0), from the cache or parsed now
+ * and cached. NULL with err filled when it cannot be read as ELF. */
+static cached_obj *cache_open(analysis *a, const char *path, const char *real, int fd,
+                              unsigned parts, sc_error *err)
+{
+    char key[2 * PATH_MAX + 16];
+    parts = cache_parts(parts);
+    if (!sc_fmt(key, sizeof key, "%u\n%s\n%s", parts, a->root->path, real[0] ? real : path))
+        key[0] = '\0';
+    cached_obj *o = key[0] ? sc_symset_get(&a->parsed->by_key, key) : NULL;
+    if (o)
+        return o;
+    o = calloc(1, sizeof *o);
+    if (!o) {
+        sc_error_set(err, -ENOMEM, "out of memory");
+        return NULL;
+    }
+    int rc = fd >= 0 ? sc_elf_open_fd(fd, path, parts, &o->file, err)
+                     : sc_elf_open(a->root, path, parts, &o->file, err);
+    o->key = rc == 0 && key[0] ? strdup(key) : NULL;
+    if (rc == 0 && o->key && cache_insert(a->parsed, o) == 0)
+        return o;
+    if (rc == 0)
+        sc_error_set(err, -ENOMEM, "out of memory");
+    if (rc == 0)
+        sc_elf_close(&o->file);
+    free(o->key);
+    free(o);
+    return NULL;
+}
 
 /* ---- the tree ------------------------------------------------------------------------------ */
 
@@ -92,20 +210,24 @@ static void place_node(analysis *a, node *n, const char *path, const char *real)
  * record. */
 static bool open_node(analysis *a, node *n, int fd, unsigned parts, sc_error *err)
 {
-    n->opened = (fd >= 0 ? sc_elf_open_fd(fd, n->path, parts, &n->file, err)
-                         : sc_elf_open(a->root, n->path, parts, &n->file, err)) == 0;
+    n->obj = cache_open(a, n->path, n->realpath ? n->realpath : "", fd, parts, err);
+    n->opened = n->obj != NULL;
+    if (n->obj) {
+        n->obj->mark = a->gen;
+        n->file = &n->obj->file;
+    }
     n->ld.origin = n->origin;
     n->ld.name = n->path;
     sc_symset_add(&a->names, n->name);
     if (!n->opened)
         return false;
     sc_symset_put(&a->provided, n->name, n);
-    n->ld.rpath = n->file.info.rpath;
-    n->ld.runpath = n->file.info.runpath;
-    n->ld.flags_1 = n->file.info.flags_1;
-    if (n->file.info.soname) {
-        sc_symset_add(&a->names, n->file.info.soname);
-        sc_symset_put(&a->provided, n->file.info.soname, n);
+    n->ld.rpath = n->file->info.rpath;
+    n->ld.runpath = n->file->info.runpath;
+    n->ld.flags_1 = n->file->info.flags_1;
+    if (n->file->info.soname) {
+        sc_symset_add(&a->names, n->file->info.soname);
+        sc_symset_put(&a->provided, n->file->info.soname, n);
     }
     return true;
 }
@@ -187,8 +309,8 @@ static void build_tree(analysis *a)
         node *n = a->nodes[i];
         if (!n->opened)
             continue;
-        for (int j = 0; j < n->file.info.needed_count; j++)
-            load_needed(a, i, n->file.info.needed[j]);
+        for (int j = 0; j < n->file->info.needed_count; j++)
+            load_needed(a, i, n->file->info.needed[j]);
     }
 }
 
@@ -277,15 +399,15 @@ static const char *newest_of_family(const sc_elf_info *info, const char *version
 
 static void check_versions_of(analysis *a, const node *n)
 {
-    for (int v = 0; v < n->file.info.verneed_count; v++) {
-        const sc_elf_verneed *vn = &n->file.info.verneed[v];
+    for (int v = 0; v < n->file->info.verneed_count; v++) {
+        const sc_elf_verneed *vn = &n->file->info.verneed[v];
         const node *p = provider_of(a, vn->file);
         if (!p || p == n)
             continue;
         for (int j = 0; j < vn->count; j++) {
-            if (vn->weak[j] || defines_version(&p->file.info, vn->names[j]))
+            if (vn->weak[j] || defines_version(&p->file->info, vn->names[j]))
                 continue;
-            const char *newest = newest_of_family(&p->file.info, vn->names[j]);
+            const char *newest = newest_of_family(&p->file->info, vn->names[j]);
             sc_finding(&a->res, "libs.missing-symbol-version", SC_SEV_ERROR,
                        "the provider is older than the library was built against: put a newer "
                        "one first in the search path (for GLIBCXX/CXXABI, the compiler's "
@@ -363,8 +485,10 @@ static bool differs_by_cxx11(const analysis *a, const char *mangled, demangle_fn
     }
     int tried = 0;
     for (int i = 0; i < a->count && tried < 200; i++) {
-        const sc_elf_info *info = &a->nodes[i]->file.info;
-        for (size_t j = 0; a->nodes[i]->opened && j < info->defined_count && tried < 200; j++) {
+        if (!a->nodes[i]->opened)
+            continue;
+        const sc_elf_info *info = &a->nodes[i]->file->info;
+        for (size_t j = 0; j < info->defined_count && tried < 200; j++) {
             const char *c = info->defined[j];
             if (strncmp(c, mangled, prefix) != 0 || strcmp(c, mangled) == 0)
                 continue;
@@ -400,11 +524,49 @@ static void report_undefined(analysis *a, const node *n, const char *name)
 static bool excused(const analysis *a, const node *n, const sc_elf_undef *u, bool has_python,
                     bool complete)
 {
-    if (u->verneed >= 0 && !sc_symset_has(&a->provided, n->file.info.verneed[u->verneed].file))
+    if (u->verneed >= 0 && !sc_symset_has(&a->provided, n->file->info.verneed[u->verneed].file))
         return true;
     if (u->verneed < 0 && !complete)
         return true;
     return !has_python && (strncmp(u->name, "Py", 2) == 0 || strncmp(u->name, "_Py", 3) == 0);
+}
+
+/* Puts o's definitions into the cache's index and hashes its undefined names, once per run: the
+ * files of one package share most of their tree, so each analysis after the first only looks its
+ * own undefined names up. */
+static int index_obj(sc_libs_cache *c, cached_obj *o)
+{
+    const sc_elf_info *in = &o->file.info;
+    if (o->indexed)
+        return 0;
+    o->links = calloc(in->defined_count + 1, sizeof *o->links);
+    o->undef_hash = calloc(in->undefined_count + 1, sizeof *o->undef_hash);
+    if (!o->links || !o->undef_hash)
+        return -ENOMEM;
+    for (size_t j = 0; j < in->undefined_count; j++)
+        o->undef_hash[j] = sc_symset_hash(in->undefined[j].name);
+    for (size_t j = 0; j < in->defined_count; j++) {
+        uint64_t h = sc_symset_hash(in->defined[j]);
+        def_link *l = &o->links[j], *head = sc_symset_get_hashed(&c->defs, in->defined[j], h);
+        l->obj = o;
+        if (head) {
+            l->next = head->next;
+            head->next = l;
+        } else if (sc_symset_put_hashed(&c->defs, in->defined[j], h, l) < 0) {
+            return -ENOMEM;
+        }
+    }
+    o->indexed = true;
+    return 0;
+}
+
+/* True when an object of this analysis's tree defines name. */
+static bool tree_defines(const analysis *a, const char *name, uint64_t h)
+{
+    for (const def_link *l = sc_symset_get_hashed(&a->parsed->defs, name, h); l; l = l->next)
+        if (l->obj->mark == a->gen)
+            return true;
+    return false;
 }
 
 /* Collects the undefined symbols that need a definition: one small set to look every definition
@@ -415,36 +577,40 @@ static void wanted_symbols(analysis *a, sc_symset *wanted)
     for (int i = 0; i < a->count; i++) {
         const node *n = a->nodes[i];
         has_python |=
-            n->opened && n->file.info.soname && sc_starts_with(n->file.info.soname, "libpython");
+            n->opened && n->file->info.soname && sc_starts_with(n->file->info.soname, "libpython");
         complete &= n->opened;
     }
     for (int i = 0; i < a->count; i++) {
         const node *n = a->nodes[i];
-        for (size_t j = 0; n->opened && j < n->file.info.undefined_count; j++)
-            if (!excused(a, n, &n->file.info.undefined[j], has_python, complete))
-                sc_symset_add(wanted, n->file.info.undefined[j].name);
+        for (size_t j = 0; n->opened && j < n->file->info.undefined_count; j++)
+            if (!excused(a, n, &n->file->info.undefined[j], has_python, complete))
+                sc_symset_put_hashed(wanted, n->file->info.undefined[j].name,
+                                     n->obj->undef_hash[j], NULL);
     }
 }
 
 static void check_undefined(analysis *a)
 {
     sc_symset wanted = {0}, defined = {0}, reported = {0};
+    for (int i = 0; i < a->count && !a->parsed->index_failed; i++)
+        if (a->nodes[i]->opened && index_obj(a->parsed, a->nodes[i]->obj) < 0)
+            a->parsed->index_failed = true; /* out of memory: the check is left out */
+    if (a->parsed->index_failed)
+        return;
     wanted_symbols(a, &wanted);
-    for (int i = 0; wanted.count && i < a->count; i++) {
-        const node *n = a->nodes[i];
-        for (size_t j = 0; n->opened && j < n->file.info.defined_count; j++)
-            if (sc_symset_has(&wanted, n->file.info.defined[j]))
-                sc_symset_add(&defined, n->file.info.defined[j]);
-    }
+    for (size_t s = 0; s < wanted.cap; s++)
+        if (wanted.slots[s] && tree_defines(a, wanted.slots[s], wanted.hashes[s]))
+            sc_symset_put_hashed(&defined, wanted.slots[s], wanted.hashes[s], NULL);
     int total = 0;
     for (int i = 0; defined.count < wanted.count && i < a->count; i++) {
         const node *n = a->nodes[i];
-        for (size_t j = 0; n->opened && j < n->file.info.undefined_count; j++) {
-            const char *name = n->file.info.undefined[j].name;
-            if (!sc_symset_has(&wanted, name) || sc_symset_has(&defined, name) ||
-                sc_symset_has(&reported, name))
+        for (size_t j = 0; n->opened && j < n->file->info.undefined_count; j++) {
+            const char *name = n->file->info.undefined[j].name;
+            uint64_t h = n->obj->undef_hash[j];
+            if (!sc_symset_has_hashed(&wanted, name, h) || sc_symset_has_hashed(&defined, name, h) ||
+                sc_symset_has_hashed(&reported, name, h))
                 continue;
-            sc_symset_add(&reported, name);
+            sc_symset_put_hashed(&reported, name, h, NULL);
             if (++total <= MAX_UNDEF_FINDINGS)
                 report_undefined(a, n, name);
         }
@@ -527,12 +693,12 @@ static void check_sonames(analysis *a)
     char(*base)[256] = calloc((size_t)a->count, sizeof *base);
     for (int i = 0; base && i < a->count; i++) {
         node *y = a->nodes[i];
-        if (!y->opened || !y->file.info.soname || !soname_base(y->file.info.soname, base[i], 256))
+        if (!y->opened || !y->file->info.soname || !soname_base(y->file->info.soname, base[i], 256))
             continue;
         const node *x = sc_symset_get(&bases, base[i]);
         if (!x) {
             sc_symset_put(&bases, base[i], y);
-        } else if (strcmp(x->file.info.soname, y->file.info.soname) != 0) {
+        } else if (strcmp(x->file->info.soname, y->file->info.soname) != 0) {
             report_mixed(a, x, y, "two versions of one library in one tree");
             break;
         }
@@ -626,7 +792,7 @@ static cJSON *check_offload(analysis *a)
     sc_offload_list list;
     memset(&list, 0, sizeof list);
     const char *format;
-    read_offload(&f->file, &list, &format);
+    read_offload(f->file, &list, &format);
     cJSON *off = cJSON_CreateObject();
     cJSON *targets = cJSON_AddArrayToObject(off, "targets");
     if (format)
@@ -684,7 +850,7 @@ static cJSON *file_json(analysis *a)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "path", f->path);
     cJSON_AddStringToObject(o, "realpath", f->realpath);
-    sc_fact_str(o, "soname", f->file.info.soname, "the file has no DT_SONAME");
+    sc_fact_str(o, "soname", f->file->info.soname, "the file has no DT_SONAME");
     cJSON_AddStringToObject(o, "root", f->root_path);
     cJSON_AddStringToObject(o, "root_kind", sc_root_kind_name(f->root_kind));
     cJSON *libs = cJSON_AddArrayToObject(o, "libraries");
@@ -709,8 +875,6 @@ static void analysis_free(analysis *a)
 {
     for (int i = 0; a->nodes && i < a->count; i++) {
         node *n = a->nodes[i];
-        if (n->opened)
-            sc_elf_close(&n->file);
         free(n->path), free(n->realpath), free(n->origin);
         free(n->entry), free(n->source), free(n->root_path);
         free(n);
@@ -722,6 +886,8 @@ static void analysis_free(analysis *a)
     sc_symset_free(&a->files);
     sc_symset_free(&a->provided);
     sc_result_free(&a->res);
+    if (a->own_parsed)
+        sc_libs_cache_free(a->parsed);
 }
 
 static void run_checks(analysis *a, cJSON *out)
@@ -748,16 +914,26 @@ int sc_libs_analyze(const sc_root *root, const char *path, const sc_libs_config 
     a.root = root;
     a.cfg = cfg ? cfg : &defaults;
     a.nodes = calloc(MAX_NODES, sizeof *a.nodes);
-    if (!a.nodes || sc_result_init(&a.res) < 0) {
+    a.parsed = a.cfg->cache;
+    if (!a.parsed) {
+        a.parsed = sc_libs_cache_new();
+        a.own_parsed = true;
+    }
+    if (!a.nodes || !a.parsed || sc_result_init(&a.res) < 0) {
         free(a.nodes);
+        if (a.own_parsed)
+            sc_libs_cache_free(a.parsed);
         return sc_error_set(err, -ENOMEM, "out of memory");
     }
+    if (a.parsed->count > CACHE_LIMIT)
+        cache_clear(a.parsed);
+    a.gen = ++a.parsed->generation;
     int rc = open_root_file(&a, path, err);
     if (rc < 0)
         goto done;
     sc_error cerr;
     a.have_cache = sc_ldcache_load(root, &a.cache, &cerr) == 0;
-    const sc_elf_info *info = &a.nodes[0]->file.info;
+    const sc_elf_info *info = &a.nodes[0]->file->info;
     a.resolver = (sc_ldresolver){.root = root,
                                  .ld_library_path = a.cfg->ld_library_path,
                                  .cache = a.have_cache ? &a.cache : NULL,
@@ -809,10 +985,17 @@ int sc_libs_run_archs(const sc_ctx *ctx, const char **archs, int max)
 
 void sc_libs_probe_file(const sc_ctx *ctx, sc_result *res, const char *path, cJSON *files)
 {
+    sc_libs_probe_file_cached(ctx, res, path, files, NULL);
+}
+
+void sc_libs_probe_file_cached(const sc_ctx *ctx, sc_result *res, const char *path, cJSON *files,
+                               sc_libs_cache *cache)
+{
     const char *archs[SC_LIBS_MAX_ARCHS];
     sc_libs_config cfg = {.archs = archs,
                           .arch_count = sc_libs_run_archs(ctx, archs, SC_LIBS_MAX_ARCHS),
-                          .ld_library_path = ctx->offline ? NULL : getenv("LD_LIBRARY_PATH")};
+                          .ld_library_path = ctx->offline ? NULL : getenv("LD_LIBRARY_PATH"),
+                          .cache = cache};
     cJSON *file = NULL;
     sc_error err = {0};
     if (sc_libs_analyze(ctx->root, path, &cfg, &file, &err) < 0) {

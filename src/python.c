@@ -234,6 +234,7 @@ int sc_python_locate(const char *python, sc_python_info *info, sc_error *err)
     if (rc < 0)
         return rc;
     sc_python_find_libpython(info);
+    snprintf(info->located, sizeof info->located, "ran");
     if (strlen(python) < sizeof cache.python) {
         memcpy(cache.python, python, strlen(python) + 1);
         cache.info = *info;

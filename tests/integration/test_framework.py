@@ -2,6 +2,7 @@
 metadata, the import isolated (crash, hang), the cross-checks, and loader errors explained. Fake torch
 packages are written by the tests into a temporary directory put first on PYTHONPATH."""
 import glob
+import json
 import os
 import shutil
 import subprocess
@@ -367,6 +368,42 @@ class FrameworkTest(unittest.TestCase):
         self.assertEqual(p["facts"]["python"]["executable"], DEBIAN_PYTHON)
         self.assertNotIn("torch", p["facts"])  # nothing was imported
         self.assertEqual(p["findings"], [])
+
+    def test_gated_inventory_locates_the_interpreter_statically(self):
+        # Nothing is run: the facts come from the files, and must agree with the interpreter's own.
+        fake = self.fake(FAKE_ROCM)
+        r = sclib.run(["--python", DEBIAN_PYTHON], env=fake.env())
+        p = r.probe("framework.torch")
+        if p["status"] != "skip":
+            self.skipTest("the layers below passed on this machine; nothing is gated")
+        py = p["facts"]["python"]
+        self.assertEqual(py["located"], "static")
+        with open(os.path.join(os.environ["SC_SOURCE_DIR"], "probes", "python_locate.py")) as f:
+            code = f.read()
+        out = subprocess.run([DEBIAN_PYTHON, "-c", code], env=dict(os.environ, **fake.env()),
+                             capture_output=True, text=True, check=True).stdout
+        own = json.loads(out.split("SC-PYINFO:")[-1])
+        for key in ("version", "prefix", "base_prefix"):
+            self.assertEqual(py[key], own[key], key)
+        self.assertEqual(py["site_packages"], own["site_dirs"])
+        self.assertEqual(py["libpython"], os.path.join(own["libdir"], own["instsoname"]))
+
+    def test_gated_inventory_runs_a_script_wrapper(self):
+        tmp = tempfile.mkdtemp(prefix="sc-wrap-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        wrapper = os.path.join(tmp, "python3")
+        with open(wrapper, "w") as f:
+            f.write("#!/bin/sh\nexec %s \"$@\"\n" % DEBIAN_PYTHON)
+        os.chmod(wrapper, 0o755)
+        r = sclib.run(["--python", wrapper])
+        p = r.probe("framework.torch")
+        if p["status"] != "skip":
+            self.skipTest("the layers below passed on this machine; nothing is gated")
+        py = p["facts"]["python"]
+        self.assertEqual(py["located"], "ran")
+        self.assertEqual(py["static_error"], "a script wrapper: " + wrapper)
+        self.assertEqual(py["executable"], DEBIAN_PYTHON)
+        self.assertRegex(py["version"], r"^3\.\d+\.\d+$")
 
     def test_missing_interpreter(self):
         _, p = self.run_torch("/nonexistent/python3")

@@ -588,3 +588,23 @@ class Layer(unittest.TestCase):
 
 if __name__ == "__main__":
     sclib.main()
+
+
+class SharedTreeCache(unittest.TestCase):
+    """libraries.torch parses the tree its files share once (a cache kept for the probe's files):
+    each file's analysis in the probe must equal the analysis of that file alone (`stackcheck
+    libs`, which reads every file afresh), findings included."""
+
+    def test_probe_files_equal_single_file_analyses(self):
+        if not os.path.isdir(TORCH + "/lib"):
+            self.skipTest("Debian's python3-torch is not installed")
+        env = {"LD_LIBRARY_PATH": None}
+        r = sclib.run(["--keep-going", "--python", "/usr/bin/python3"], env=env)
+        p = r.probe("libraries.torch")
+        files = p["facts"]["files"]
+        self.assertGreaterEqual(len(files), 4)
+        archs = [a for arch in p["facts"]["target_archs"] for a in ("--arch", arch)]
+        for f in files:
+            rc, doc, _ = libs(archs + [f["path"]], env=env)
+            self.assertEqual(doc["files"][0], f, f["path"])
+        self.assertTrue(any(len(f["libraries"]) > 100 for f in files))  # libtorch_cpu's tree

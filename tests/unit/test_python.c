@@ -277,6 +277,100 @@ static void test_locate_missing(void **state)
     assert_non_null(strstr(err.message, "/nonexistent/python3"));
 }
 
+static void test_static_parsers(void **state)
+{
+    (void)state;
+    char v[32], ld[16];
+    const char *ph = "/* x */\n#define PY_MINOR_VERSION 12\n#define PY_VERSION      \"3.12.4\"\n";
+    assert_true(sc_python_patchlevel_version(ph, strlen(ph), v, sizeof v));
+    assert_string_equal(v, "3.12.4");
+    assert_false(sc_python_patchlevel_version("#define PY_VERSION 3", 20, v, sizeof v));
+    assert_false(sc_python_patchlevel_version("#define PY_VERSION \"3.1", 23, v, sizeof v));
+    const char *cfg = "home = /opt/py/bin\nInclude-System-Site-Packages=false\r\nversion = 3.12.4\n";
+    assert_true(sc_pyvenv_value(cfg, strlen(cfg), "include-system-site-packages", v, sizeof v));
+    assert_string_equal(v, "false");
+    assert_true(sc_pyvenv_value(cfg, strlen(cfg), "home", v, sizeof v));
+    assert_string_equal(v, "/opt/py/bin");
+    assert_false(sc_pyvenv_value(cfg, strlen(cfg), "version_info", v, sizeof v));
+    assert_true(sc_python_name_version("python3.13t", v, sizeof v, ld, sizeof ld));
+    assert_string_equal(v, "3.13");
+    assert_string_equal(ld, "3.13t");
+    assert_false(sc_python_name_version("python3", v, sizeof v, ld, sizeof ld));
+    assert_false(sc_python_name_version("python3.11-config", v, sizeof v, ld, sizeof ld));
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A prefix with an ELF interpreter (a copy of /bin/true: it is never run), a venv on it that
+ * hides the system site directory, and a script wrapper. */
+static void make_layout(const char *t)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "set -e; cd %s; mkdir -p p/bin p/lib/python3.12/site-packages p/include/python3.12 "
+             "v/bin v/lib/python3.12/site-packages; cp /bin/true p/bin/python3.12; "
+             "ln -s python3.12 p/bin/python3; touch p/lib/python3.12/os.py; "
+             "ln -s %s/p/bin/python3 v/bin/python; printf '#!/bin/sh\\nexec true\\n' > wrap; "
+             "chmod +x wrap",
+             t, t);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/p/include/python3.12/patchlevel.h", t);
+    write_file(cmd, "#define PY_VERSION \"3.12.4\"\n");
+    snprintf(cmd, sizeof cmd, "%s/v/pyvenv.cfg", t);
+    write_file(cmd, "home = /x/bin\ninclude-system-site-packages = false\nversion = 3.12.4\n");
+}
+
+static void test_locate_static(void **state)
+{
+    (void)state;
+    char t[] = "/tmp/sc-pystatic-XXXXXX", path[4200], want[4200];
+    assert_non_null(mkdtemp(t));
+    make_layout(t);
+    unsetenv("PYTHONPATH");
+    setenv("PYTHONNOUSERSITE", "1", 1);
+    sc_root root;
+    sc_error err = {0};
+    assert_int_equal(sc_root_open(&root, NULL, &err), 0);
+    sc_python_info info;
+    snprintf(path, sizeof path, "%s/p/bin/python3", t);
+    assert_int_equal(sc_python_locate_static(&root, path, &info, &err), 0);
+    assert_string_equal(info.located, "static");
+    assert_string_equal(info.executable, path);
+    assert_string_equal(info.version, "3.12.4");
+    assert_string_equal(info.version_from, "patchlevel.h");
+    snprintf(want, sizeof want, "%s/p", t);
+    assert_string_equal(info.prefix, want);
+    assert_int_equal(info.site_count, 1);
+    snprintf(want, sizeof want, "%s/p/lib/python3.12/site-packages", t);
+    assert_string_equal(info.site_packages[0], want);
+    assert_false(info.enable_shared); /* /bin/true needs no libpython */
+
+    snprintf(path, sizeof path, "%s/v/bin/python", t);
+    assert_int_equal(sc_python_locate_static(&root, path, &info, &err), 0);
+    snprintf(want, sizeof want, "%s/v", t);
+    assert_string_equal(info.prefix, want);
+    snprintf(want, sizeof want, "%s/p", t);
+    assert_string_equal(info.base_prefix, want);
+    assert_int_equal(info.site_count, 1); /* include-system-site-packages = false */
+    snprintf(want, sizeof want, "%s/v/lib/python3.12/site-packages", t);
+    assert_string_equal(info.site_packages[0], want);
+
+    snprintf(path, sizeof path, "%s/wrap", t);
+    assert_int_equal(sc_python_locate_static(&root, path, &info, &err), -ENOEXEC);
+    assert_non_null(strstr(err.message, "a script wrapper: "));
+    snprintf(path, sizeof path, "%s/p/lib/python3.12/os.py", t);
+    assert_int_equal(sc_python_locate_static(&root, path, &info, &err), -ENOEXEC);
+    sc_root_close(&root);
+    snprintf(path, sizeof path, "rm -rf %s", t);
+    assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,7 +378,8 @@ int main(void)
         cmocka_unit_test(test_metadata_version),   cmocka_unit_test(test_dist_version),
         cmocka_unit_test(test_loader_error_parse), cmocka_unit_test(test_run_embedded),
         cmocka_unit_test(test_run_subprocess),     cmocka_unit_test(test_locate_missing),
-        cmocka_unit_test(test_embed_fallback),
+        cmocka_unit_test(test_embed_fallback),     cmocka_unit_test(test_static_parsers),
+        cmocka_unit_test(test_locate_static),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
