@@ -71,12 +71,12 @@ p64=$(probe_ms "$tmp/gpu64")
 plive=$(probe_ms /)
 if command -v rocminfo >/dev/null 2>&1; then roc=$(median_ms "rocminfo"); else roc="n/a"; fi
 
-printf '%-38s %12s %14s\n' "case (median of $runs)" "wall ms" "driver.amd ms"
-printf '%-38s %12s %14s\n' "stackcheck, this machine (live)" "$live" "$plive"
-printf '%-38s %12s %14s\n' "stackcheck --python $py (live)" "$live_py" "-"
-printf '%-38s %12s %14s\n' "stackcheck --sysroot mi250x-8gcd" "$t8" "$p8"
-printf '%-38s %12s %14s\n' "stackcheck --sysroot 64 GPUs" "$t64" "$p64"
-printf '%-38s %12s %14s\n' "rocminfo, this machine" "$roc" "-"
+printf '%-46s %12s %14s\n' "case (median of $runs)" "wall ms" "driver.amd ms"
+printf '%-46s %12s %14s\n' "stackcheck, this machine (live)" "$live" "$plive"
+printf '%-46s %12s %14s\n' "stackcheck --python $py (live)" "$live_py" "-"
+printf '%-46s %12s %14s\n' "stackcheck --sysroot mi250x-8gcd" "$t8" "$p8"
+printf '%-46s %12s %14s\n' "stackcheck --sysroot 64 GPUs" "$t64" "$p64"
+printf '%-46s %12s %14s\n' "rocminfo, this machine" "$roc" "-"
 python3 - "$t8" "$t64" "$p8" "$p64" <<'PY'
 import sys
 t8, t64, p8, p64 = map(float, sys.argv[1:])

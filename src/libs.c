@@ -35,8 +35,8 @@ typedef struct {
     char *root_path;      /* its install root */
     sc_root_kind root_kind;
     bool found, opened;
-    struct cached_obj *obj;   /* the parsed file, owned by the cache (opened only) */
-    const sc_elf_file *file;  /* obj's file */
+    struct cached_obj *obj;  /* the parsed file, owned by the cache (opened only) */
+    const sc_elf_file *file; /* obj's file */
     sc_ld_object ld;
 } node;
 
@@ -77,13 +77,13 @@ typedef struct {
     sc_ldcache cache;
     bool have_cache;
     sc_ldresolver resolver;
-    sc_symset names;    /* names and sonames already loaded */
-    sc_symset files;    /* real paths already loaded */
-    sc_symset provided; /* names and sonames of the objects opened -> their node */
-    sc_result res;      /* collects the findings */
+    sc_symset names;       /* names and sonames already loaded */
+    sc_symset files;       /* real paths already loaded */
+    sc_symset provided;    /* names and sonames of the objects opened -> their node */
+    sc_result res;         /* collects the findings */
     sc_libs_cache *parsed; /* the parsed files, shared with other analyses of the run */
     bool own_parsed;       /* made for this analysis alone */
-    unsigned gen;    /* this analysis's generation in the cache */
+    unsigned gen;          /* this analysis's generation in the cache */
 } analysis;
 
 /* ---- the cache of parsed files ------------------------------------------------------------- */
@@ -124,6 +124,7 @@ static unsigned cache_parts(unsigned parts)
     return (parts & (SC_ELF_SYMBOLS | SC_ELF_OFFLOAD)) ? parts | SC_ELF_OFFLOAD : parts;
 }
 
+/* Adds o to the cache, which then owns it; found again by its key when it has one. */
 static int cache_insert(sc_libs_cache *c, cached_obj *o)
 {
     if (c->count == c->cap) {
@@ -134,39 +135,41 @@ static int cache_insert(sc_libs_cache *c, cached_obj *o)
         c->objs = objs;
         c->cap = cap;
     }
-    if (sc_symset_put(&c->by_key, o->key, o) < 0)
+    if (o->key && sc_symset_put(&c->by_key, o->key, o) < 0)
         return -ENOMEM;
     c->objs[c->count++] = o;
     return 0;
 }
 
 /* The parsed file at path (real path real, open as fd when >= 0), from the cache or parsed now
- * and cached. NULL with err filled when it cannot be read as ELF. */
+ * and cached. NULL with err filled when it cannot be read as ELF. A cache private to one analysis
+ * only owns the files: nothing is looked up twice there. */
 static cached_obj *cache_open(analysis *a, const char *path, const char *real, int fd,
                               unsigned parts, sc_error *err)
 {
     char key[2 * PATH_MAX + 16];
     parts = cache_parts(parts);
-    if (!sc_fmt(key, sizeof key, "%u\n%s\n%s", parts, a->root->path, real[0] ? real : path))
+    key[0] = '\0';
+    if (!a->own_parsed &&
+        !sc_fmt(key, sizeof key, "%u\n%s\n%s", parts, a->root->path, real[0] ? real : path))
         key[0] = '\0';
     cached_obj *o = key[0] ? sc_symset_get(&a->parsed->by_key, key) : NULL;
     if (o)
         return o;
     o = calloc(1, sizeof *o);
-    if (!o) {
-        sc_error_set(err, -ENOMEM, "out of memory");
-        return NULL;
-    }
-    int rc = fd >= 0 ? sc_elf_open_fd(fd, path, parts, &o->file, err)
-                     : sc_elf_open(a->root, path, parts, &o->file, err);
-    o->key = rc == 0 && key[0] ? strdup(key) : NULL;
-    if (rc == 0 && o->key && cache_insert(a->parsed, o) == 0)
+    int rc = !o        ? -ENOMEM
+             : fd >= 0 ? sc_elf_open_fd(fd, path, parts, &o->file, err)
+                       : sc_elf_open(a->root, path, parts, &o->file, err);
+    if (rc == 0 && key[0] && !(o->key = strdup(key)))
+        rc = -ENOMEM;
+    if (rc == 0 && cache_insert(a->parsed, o) == 0)
         return o;
-    if (rc == 0)
+    if (rc == 0 || rc == -ENOMEM)
         sc_error_set(err, -ENOMEM, "out of memory");
-    if (rc == 0)
+    if (o && o->file.info.elf_class)
         sc_elf_close(&o->file);
-    free(o->key);
+    if (o)
+        free(o->key);
     free(o);
     return NULL;
 }
@@ -521,10 +524,9 @@ static void report_undefined(analysis *a, const node *n, const char *name)
 /* True when an undefined symbol is someone else's concern: its provider is missing or unreadable
  * (already a finding; an unversioned symbol may come from any such library), or it is the Python
  * C API, which the interpreter provides to extension modules. */
-static bool excused(const analysis *a, const node *n, const sc_elf_undef *u, bool has_python,
-                    bool complete)
+static bool excused(const bool *provided, const sc_elf_undef *u, bool has_python, bool complete)
 {
-    if (u->verneed >= 0 && !sc_symset_has(&a->provided, n->file->info.verneed[u->verneed].file))
+    if (u->verneed >= 0 && !provided[u->verneed])
         return true;
     if (u->verneed < 0 && !complete)
         return true;
@@ -569,6 +571,13 @@ static bool tree_defines(const analysis *a, const char *name, uint64_t h)
     return false;
 }
 
+/* The hash of n's j-th undefined name: computed once per run when the object is indexed. */
+static uint64_t undef_hash(const node *n, size_t j)
+{
+    return n->obj->indexed ? n->obj->undef_hash[j]
+                           : sc_symset_hash(n->file->info.undefined[j].name);
+}
+
 /* Collects the undefined symbols that need a definition: one small set to look every definition
  * of the tree up in, rather than a set of all definitions. */
 static void wanted_symbols(analysis *a, sc_symset *wanted)
@@ -582,33 +591,55 @@ static void wanted_symbols(analysis *a, sc_symset *wanted)
     }
     for (int i = 0; i < a->count; i++) {
         const node *n = a->nodes[i];
-        for (size_t j = 0; n->opened && j < n->file->info.undefined_count; j++)
-            if (!excused(a, n, &n->file->info.undefined[j], has_python, complete))
-                sc_symset_put_hashed(wanted, n->file->info.undefined[j].name,
-                                     n->obj->undef_hash[j], NULL);
+        /* whether each verneed entry's provider is in the tree: asked once per entry, not once
+         * per symbol */
+        bool *provided = n->opened ? calloc((size_t)n->file->info.verneed_count + 1, 1) : NULL;
+        for (int v = 0; provided && v < n->file->info.verneed_count; v++)
+            provided[v] = sc_symset_has(&a->provided, n->file->info.verneed[v].file);
+        for (size_t j = 0; provided && j < n->file->info.undefined_count; j++)
+            if (!excused(provided, &n->file->info.undefined[j], has_python, complete))
+                sc_symset_put_hashed(wanted, n->file->info.undefined[j].name, undef_hash(n, j),
+                                     NULL);
+        free(provided);
+    }
+}
+
+/* Fills defined with the wanted names some object of the tree defines. A cache shared by several
+ * analyses indexes every definition once and looks each wanted name up; a single analysis
+ * probes its small wanted set with every definition instead, which costs less than indexing. */
+static void defined_wanted(analysis *a, const sc_symset *wanted, sc_symset *defined)
+{
+    if (!a->own_parsed && !a->parsed->index_failed) {
+        for (size_t s = 0; s < wanted->cap; s++)
+            if (wanted->slots[s] && tree_defines(a, wanted->slots[s], wanted->hashes[s]))
+                sc_symset_put_hashed(defined, wanted->slots[s], wanted->hashes[s], NULL);
+        return;
+    }
+    for (int i = 0; wanted->count && i < a->count; i++) {
+        const node *n = a->nodes[i];
+        for (size_t j = 0; n->opened && j < n->file->info.defined_count; j++)
+            if (sc_symset_has(wanted, n->file->info.defined[j]))
+                sc_symset_add(defined, n->file->info.defined[j]);
     }
 }
 
 static void check_undefined(analysis *a)
 {
     sc_symset wanted = {0}, defined = {0}, reported = {0};
-    for (int i = 0; i < a->count && !a->parsed->index_failed; i++)
-        if (a->nodes[i]->opened && index_obj(a->parsed, a->nodes[i]->obj) < 0)
-            a->parsed->index_failed = true; /* out of memory: the check is left out */
-    if (a->parsed->index_failed)
-        return;
+    if (!a->own_parsed) /* index once per run; out of memory: probe as a single analysis does */
+        for (int i = 0; i < a->count && !a->parsed->index_failed; i++)
+            if (a->nodes[i]->opened && index_obj(a->parsed, a->nodes[i]->obj) < 0)
+                a->parsed->index_failed = true;
     wanted_symbols(a, &wanted);
-    for (size_t s = 0; s < wanted.cap; s++)
-        if (wanted.slots[s] && tree_defines(a, wanted.slots[s], wanted.hashes[s]))
-            sc_symset_put_hashed(&defined, wanted.slots[s], wanted.hashes[s], NULL);
+    defined_wanted(a, &wanted, &defined);
     int total = 0;
     for (int i = 0; defined.count < wanted.count && i < a->count; i++) {
         const node *n = a->nodes[i];
         for (size_t j = 0; n->opened && j < n->file->info.undefined_count; j++) {
             const char *name = n->file->info.undefined[j].name;
-            uint64_t h = n->obj->undef_hash[j];
-            if (!sc_symset_has_hashed(&wanted, name, h) || sc_symset_has_hashed(&defined, name, h) ||
-                sc_symset_has_hashed(&reported, name, h))
+            uint64_t h = undef_hash(n, j);
+            if (!sc_symset_has_hashed(&wanted, name, h) ||
+                sc_symset_has_hashed(&defined, name, h) || sc_symset_has_hashed(&reported, name, h))
                 continue;
             sc_symset_put_hashed(&reported, name, h, NULL);
             if (++total <= MAX_UNDEF_FINDINGS)

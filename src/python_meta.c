@@ -7,10 +7,10 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -341,8 +341,8 @@ static void add_site_dir(const sc_root *root, sc_python_info *info, const char *
     for (int i = 0; i < info->site_count; i++)
         if (strcmp(info->site_packages[i], dir) == 0)
             return;
-    if (info->site_count < 8 && strlen(dir) < PATH_MAX &&
-        sc_root_stat(root, dir, &st, true) == 0 && S_ISDIR(st.st_mode))
+    if (info->site_count < 8 && strlen(dir) < PATH_MAX && sc_root_stat(root, dir, &st, true) == 0 &&
+        S_ISDIR(st.st_mode))
         memcpy(info->site_packages[info->site_count++], dir, strlen(dir) + 1);
 }
 
@@ -478,9 +478,9 @@ static bool static_venv(const sc_root *root, const char *exe, sc_python_info *in
     if (n < 0)
         return false;
     snprintf(info->prefix, sizeof info->prefix, "%s", dir);
-    *system_site = !sc_pyvenv_value(text, (size_t)n, "include-system-site-packages", value,
-                                    sizeof value) ||
-                   strcasecmp(value, "true") == 0;
+    *system_site =
+        !sc_pyvenv_value(text, (size_t)n, "include-system-site-packages", value, sizeof value) ||
+        strcasecmp(value, "true") == 0;
     size_t xy = strlen(info->version);
     if ((sc_pyvenv_value(text, (size_t)n, "version", value, sizeof value) ||
          sc_pyvenv_value(text, (size_t)n, "version_info", value, sizeof value)) &&
@@ -502,7 +502,8 @@ int sc_python_locate_static(const sc_root *root, const char *python, sc_python_i
     char exe[PATH_MAX], real[PATH_MAX], prefix[PATH_MAX], libname[64], os_py[PATH_MAX + 128];
     memset(info, 0, sizeof *info);
     python = python && python[0] ? python : "python3";
-    if (find_on_path(root, python, exe, sizeof exe) < 0 || sc_root_realpath(root, exe, real, sizeof real) < 0)
+    if (find_on_path(root, python, exe, sizeof exe) < 0 ||
+        sc_root_realpath(root, exe, real, sizeof real) < 0)
         return sc_error_set(err, -ENOENT, "%s: not found on PATH or not resolvable", python);
     int kind = executable_kind(root, real);
     if (kind == -ENOEXEC)
@@ -520,7 +521,8 @@ int sc_python_locate_static(const sc_root *root, const char *python, sc_python_i
                             prefix);
     snprintf(libname, sizeof libname, "python%s%s", info->version,
              strchr(info->ldversion, 't') ? "t" : "");
-    if (!sc_fmt(os_py, sizeof os_py, "%s/lib/%s/os.py", prefix, libname) || !sc_root_exists(root, os_py))
+    if (!sc_fmt(os_py, sizeof os_py, "%s/lib/%s/os.py", prefix, libname) ||
+        !sc_root_exists(root, os_py))
         return sc_error_set(err, -ENOENT, "no standard library at %s/lib/%s", prefix, libname);
     snprintf(info->version_from, sizeof info->version_from, "file name");
     snprintf(info->located, sizeof info->located, "static");

@@ -286,7 +286,8 @@ static void test_static_parsers(void **state)
     assert_string_equal(v, "3.12.4");
     assert_false(sc_python_patchlevel_version("#define PY_VERSION 3", 20, v, sizeof v));
     assert_false(sc_python_patchlevel_version("#define PY_VERSION \"3.1", 23, v, sizeof v));
-    const char *cfg = "home = /opt/py/bin\nInclude-System-Site-Packages=false\r\nversion = 3.12.4\n";
+    const char *cfg =
+        "home = /opt/py/bin\nInclude-System-Site-Packages=false\r\nversion = 3.12.4\n";
     assert_true(sc_pyvenv_value(cfg, strlen(cfg), "include-system-site-packages", v, sizeof v));
     assert_string_equal(v, "false");
     assert_true(sc_pyvenv_value(cfg, strlen(cfg), "home", v, sizeof v));
