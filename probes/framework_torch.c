@@ -658,10 +658,10 @@ const sc_probe sc_probe_framework_torch = {
     .layer = SC_LAYER_FRAMEWORK,
     .backend = SC_BACKEND_NONE,
     /* Not isolated by the runner: the import is isolated here, so that the passive facts (the
-     * metadata version) stay in the snapshot when the import crashes or hangs. Not active, so
-     * the metadata inventory also runs offline; the import itself is skipped offline. */
+     * metadata version) stay in the snapshot when the import crashes or hangs. Active: offline the
+     * runner skips it and records its inventory (the torch installations in the root). */
     .isolated = false,
-    .active = false,
+    .active = true,
     .timeout_s = DEFAULT_TIMEOUT_S,
     .summary =
         "PyTorch in the user's Python: build (HIP/CUDA/CPU), devices, round trip, loaded runtime",
