@@ -1,5 +1,6 @@
 /* The command line: sub-commands and their entry points. Each returns the process exit code:
- * 0 every layer that ran passed, 1 a check failed, crashed or timed out, 2 usage or unreadable input. */
+ * 0 every layer that ran passed, 1 a check failed, crashed or timed out, 2 usage or unreadable
+ * input. */
 #ifndef SC_CLI_H
 #define SC_CLI_H
 

@@ -1,6 +1,7 @@
-/* Vendor libraries through one loader, driven by a table: candidate file names in order, each symbol
- * required or optional with its names newest first ("_v2" before plain), dlerror cleared and checked,
- * and the real path of what was loaded recorded for the snapshot. Only isolated children call this. */
+/* Vendor libraries through one loader, driven by a table: candidate file names in order, each
+ * symbol required or optional with its names newest first ("_v2" before plain), dlerror cleared and
+ * checked, and the real path of what was loaded recorded for the snapshot. Only isolated children
+ * call this. */
 #ifndef SC_DL_H
 #define SC_DL_H
 
@@ -12,14 +13,14 @@
 
 typedef struct {
     void *handle;
-    char path[PATH_MAX];      /* the file the loader mapped (dlinfo), or the name asked for */
-    char realpath[PATH_MAX];  /* its canonical path */
+    char path[PATH_MAX];     /* the file the loader mapped (dlinfo), or the name asked for */
+    char realpath[PATH_MAX]; /* its canonical path */
 } sc_dl_lib;
 
 typedef struct {
-    const char *names[4];     /* newest first; NULL-terminated when fewer */
+    const char *names[4]; /* newest first; NULL-terminated when fewer */
     bool required;
-    size_t offset;            /* where the function pointer goes in the caller's struct */
+    size_t offset; /* where the function pointer goes in the caller's struct */
 } sc_dl_symbol;
 
 /* Loads the first candidate that loads (NULL-terminated list, names or paths) with flags

@@ -1,4 +1,5 @@
-/* Facts about the host (or the --sysroot image): OS, kernel, CPU, container, the user and groups. */
+/* Facts about the host (or the --sysroot image): OS, kernel, CPU, container, the user and groups.
+ */
 #ifndef SC_HOST_H
 #define SC_HOST_H
 

@@ -9,10 +9,10 @@
 #include <stddef.h>
 
 typedef enum {
-    SC_ISOLATE_OK,       /* the child exited and sent a JSON result */
-    SC_ISOLATE_CRASH,    /* the child died of a signal */
-    SC_ISOLATE_TIMEOUT,  /* the deadline passed; the child's group was killed */
-    SC_ISOLATE_ERROR     /* no valid result: fork failed, bad JSON, non-zero exit */
+    SC_ISOLATE_OK,      /* the child exited and sent a JSON result */
+    SC_ISOLATE_CRASH,   /* the child died of a signal */
+    SC_ISOLATE_TIMEOUT, /* the deadline passed; the child's group was killed */
+    SC_ISOLATE_ERROR    /* no valid result: fork failed, bad JSON, non-zero exit */
 } sc_isolate_outcome;
 
 typedef struct {

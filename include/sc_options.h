@@ -12,22 +12,22 @@ typedef struct {
 } sc_strlist;
 
 typedef struct {
-    const char *sysroot;      /* NULL: the live system */
-    const char *json_path;    /* NULL: no snapshot file; "-": standard output */
-    const char *junit_path;   /* NULL: no JUnit file */
-    bool keep_going;          /* run probes above a failed layer too */
-    double timeout_s;         /* per-probe deadline; <= 0: each probe's own default */
-    bool color;               /* colour the human report */
-    int verbosity;            /* -1 quiet, 0 normal, 1 verbose */
-    const char *hip_library;  /* --hip-library: the HIP runtime file to load */
-    const char *python;       /* --python: interpreter to inspect; NULL: python3 on PATH */
-    sc_strlist ext;           /* --ext FILE|DIR: user extensions for the libraries layer */
-    sc_strlist imports;       /* --import MODULE: user modules for the framework layer */
-    sc_strlist archs;         /* --arch: target architectures for the libraries layer */
-    const char *app_cmd;      /* --app CMD */
-    const char *app_script;   /* --app-script FILE.py */
-    int app_repeat;           /* --app-repeat N (>= 1) */
-    int argc;                 /* the original command line, for the snapshot */
+    const char *sysroot;     /* NULL: the live system */
+    const char *json_path;   /* NULL: no snapshot file; "-": standard output */
+    const char *junit_path;  /* NULL: no JUnit file */
+    bool keep_going;         /* run probes above a failed layer too */
+    double timeout_s;        /* per-probe deadline; <= 0: each probe's own default */
+    bool color;              /* colour the human report */
+    int verbosity;           /* -1 quiet, 0 normal, 1 verbose */
+    const char *hip_library; /* --hip-library: the HIP runtime file to load */
+    const char *python;      /* --python: interpreter to inspect; NULL: python3 on PATH */
+    sc_strlist ext;          /* --ext FILE|DIR: user extensions for the libraries layer */
+    sc_strlist imports;      /* --import MODULE: user modules for the framework layer */
+    sc_strlist archs;        /* --arch: target architectures for the libraries layer */
+    const char *app_cmd;     /* --app CMD */
+    const char *app_script;  /* --app-script FILE.py */
+    int app_repeat;          /* --app-repeat N (>= 1) */
+    int argc;                /* the original command line, for the snapshot */
     char **argv;
 } sc_options;
 

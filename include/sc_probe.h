@@ -13,32 +13,33 @@
 typedef struct {
     const sc_options *opt;
     const sc_root *root;
-    bool offline;          /* --sysroot given: no active checks */
-    const cJSON *layers;   /* the snapshot's "layers" array, filled by the probes that ran before */
+    bool offline;        /* --sysroot given: no active checks */
+    const cJSON *layers; /* the snapshot's "layers" array, filled by the probes that ran before */
 } sc_ctx;
 
 /* What a probe produces. The caller owns facts and findings. */
 typedef struct {
-    cJSON *facts;          /* object */
-    cJSON *findings;       /* array of {id, severity, message, hint} */
-    sc_status status;      /* SC_STATUS_UNSET: derived from the findings */
-    bool not_applicable;   /* with status skip: this backend is absent, nothing above depends on it */
-    char reason[512];      /* why skip, error, crash or timeout */
+    cJSON *facts;        /* object */
+    cJSON *findings;     /* array of {id, severity, message, hint} */
+    sc_status status;    /* SC_STATUS_UNSET: derived from the findings */
+    bool not_applicable; /* with status skip: this backend is absent, nothing above depends on it */
+    char reason[512];    /* why skip, error, crash or timeout */
 } sc_result;
 
 typedef struct sc_probe {
-    const char *id;        /* "layer.subject", stable */
+    const char *id; /* "layer.subject", stable */
     sc_layer layer;
     sc_backend backend;
-    bool isolated;         /* run in a forked child with a deadline */
-    bool active;           /* initialises a runtime or runs code: skipped offline (--sysroot) */
-    double timeout_s;      /* default deadline when isolated */
-    const char *summary;   /* one line for `stackcheck list` */
+    bool isolated;       /* run in a forked child with a deadline */
+    bool active;         /* initialises a runtime or runs code: skipped offline (--sysroot) */
+    double timeout_s;    /* default deadline when isolated */
+    const char *summary; /* one line for `stackcheck list` */
     void (*run)(const sc_ctx *ctx, sc_result *res);
     /* Optional passive part (reads files only, never loads a library). Inventory is always
      * collected: when the probe is gated or offline, the runner calls this instead of run and the
      * probe is skip with its facts; when an isolated run crashes or times out, the runner calls it
-     * in the parent so the passive facts survive. run itself does its full job, inventory included. */
+     * in the parent so the passive facts survive. run itself does its full job, inventory included.
+     */
     void (*inventory)(const sc_ctx *ctx, sc_result *res);
 } sc_probe;
 

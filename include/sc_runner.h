@@ -10,7 +10,8 @@
 #include "sc_sysroot.h"
 
 /* Runs the probes of table (NULL-terminated) under opt and root, and appends the layers to
- * snapshot (which the caller owns). Fills the snapshot's summary. Returns the exit code (0 or 1). */
+ * snapshot (which the caller owns). Fills the snapshot's summary. Returns the exit code (0 or 1).
+ */
 int sc_run_probes(const sc_probe *const *table, const sc_options *opt, const sc_root *root,
                   cJSON *snapshot);
 

@@ -10,7 +10,8 @@
 
 #define SC_SNAPSHOT_SCHEMA "stackcheck/snapshot/v1"
 
-/* A new snapshot with schema, tool, created, argv, host and env filled; NULL on allocation failure. */
+/* A new snapshot with schema, tool, created, argv, host and env filled; NULL on allocation failure.
+ */
 cJSON *sc_snapshot_new(const sc_options *opt, const sc_root *root);
 /* Writes json to path atomically (temporary file in the same directory, fsync, rename), or to
  * standard output for "-". Returns 0 or -errno and fills err. */

@@ -11,10 +11,10 @@
 #include "sc_types.h"
 
 typedef struct {
-    int dirfd;            /* the root directory, O_PATH */
-    bool is_host;         /* true: the live system, paths used as they are */
-    char path[4096];      /* the root as given ("/" for the host) */
-    bool walk_only;       /* resolve by component walk, as on kernels without openat2 */
+    int dirfd;       /* the root directory, O_PATH */
+    bool is_host;    /* true: the live system, paths used as they are */
+    char path[4096]; /* the root as given ("/" for the host) */
+    bool walk_only;  /* resolve by component walk, as on kernels without openat2 */
 } sc_root;
 
 /* Opens root dir (NULL or "/" for the host); returns 0 or a negative errno and fills err. */

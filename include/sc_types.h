@@ -53,6 +53,7 @@ int sc_severity_parse(const char *name);
 /* True for fail, error, timeout and crash: statuses that make the run exit 1. */
 bool sc_status_is_failure(sc_status status);
 /* Fills err (when not NULL) with code and a printf-style message; returns code. */
-int sc_error_set(sc_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int sc_error_set(sc_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -1,5 +1,6 @@
-/* Sub-command dispatch, option parsing for `run` (getopt_long, GNU conventions), and the run itself:
- * build the snapshot, run the probes, write the snapshot, JUnit and the report, return the exit code. */
+/* Sub-command dispatch, option parsing for `run` (getopt_long, GNU conventions), and the run
+ * itself: build the snapshot, run the probes, write the snapshot, JUnit and the report, return the
+ * exit code. */
 #include "sc_cli.h"
 
 #include <getopt.h>
@@ -53,8 +54,20 @@ static const char usage_text[] =
     "  2  usage error or unreadable input\n";
 
 enum {
-    OPT_JSON = 256, OPT_JUNIT, OPT_SYSROOT, OPT_KEEP_GOING, OPT_TIMEOUT, OPT_NO_COLOR, OPT_VERSION,
-    OPT_HIP_LIBRARY, OPT_PYTHON, OPT_EXT, OPT_IMPORT, OPT_ARCH, OPT_APP, OPT_APP_SCRIPT,
+    OPT_JSON = 256,
+    OPT_JUNIT,
+    OPT_SYSROOT,
+    OPT_KEEP_GOING,
+    OPT_TIMEOUT,
+    OPT_NO_COLOR,
+    OPT_VERSION,
+    OPT_HIP_LIBRARY,
+    OPT_PYTHON,
+    OPT_EXT,
+    OPT_IMPORT,
+    OPT_ARCH,
+    OPT_APP,
+    OPT_APP_SCRIPT,
     OPT_APP_REPEAT
 };
 
@@ -204,7 +217,8 @@ int sc_cmd_run(int argc, char **argv)
 int sc_cmd_explain(int argc, char **argv)
 {
     if (argc != 2)
-        return usage_error("%s", "explain needs one finding id, e.g. stackcheck explain hip.no-device");
+        return usage_error("%s",
+                           "explain needs one finding id, e.g. stackcheck explain hip.no-device");
     if (sc_findings_explain(stdout, argv[1]) == 0)
         return SC_EXIT_OK;
     fprintf(stderr, "stackcheck: no finding '%s'; `stackcheck list` shows them all\n", argv[1]);

@@ -27,7 +27,8 @@ int sc_dl_open(sc_dl_lib *lib, const char *const *candidates, int flags, sc_erro
         lib->handle = h;
         struct link_map *map = NULL;
         const char *mapped = (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name[0])
-                                 ? map->l_name : candidates[i];
+                                 ? map->l_name
+                                 : candidates[i];
         snprintf(lib->path, sizeof lib->path, "%s", mapped);
         if (!realpath(lib->path, lib->realpath))
             snprintf(lib->realpath, sizeof lib->realpath, "%s", lib->path);

@@ -23,7 +23,8 @@ static const char *entry_end(const char *p)
 {
     const char *q = strchr(p, '\n');
     while (q) {
-        if (q[1] == '#' && (q[2] == ' ' || (q[2] == '#' && (q[3] == ' ' || (q[3] == '#' && q[4] == ' ')))))
+        if (q[1] == '#' &&
+            (q[2] == ' ' || (q[2] == '#' && (q[3] == ' ' || (q[3] == '#' && q[4] == ' ')))))
             return q + 1;
         q = strchr(q + 1, '\n');
     }

@@ -1,5 +1,6 @@
 /* Host facts: the OS from os-release, kernel and arch, CPU model, container kind, and the user with
- * group names from the root's own /etc/group (never NSS, so --sysroot images answer for themselves). */
+ * group names from the root's own /etc/group (never NSS, so --sysroot images answer for
+ * themselves). */
 #include "sc_host.h"
 
 #include <grp.h>
@@ -21,7 +22,8 @@ static bool colon_file_name(const sc_root *root, const char *path, unsigned id, 
         return false;
     bool found = false;
     char *save = NULL;
-    for (char *line = strtok_r(text, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
+    for (char *line = strtok_r(text, "\n", &save); line && !found;
+         line = strtok_r(NULL, "\n", &save)) {
         char *f1 = strchr(line, ':');
         char *f2 = f1 ? strchr(f1 + 1, ':') : NULL;
         if (!f2)

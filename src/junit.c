@@ -40,9 +40,10 @@ static void write_case(FILE *out, const char *layer, const cJSON *p)
     xml_escaped(out, str(p, "id"));
     fprintf(out, "\" time=\"%.3f\">", cJSON_IsNumber(ms) ? ms->valuedouble / 1000.0 : 0.0);
     sc_status st = sc_status_parse(str(p, "status"));
-    const char *tag = st == SC_STATUS_FAIL || st == SC_STATUS_CRASH ? "failure"
+    const char *tag = st == SC_STATUS_FAIL || st == SC_STATUS_CRASH      ? "failure"
                       : st == SC_STATUS_TIMEOUT || st == SC_STATUS_ERROR ? "error"
-                      : st == SC_STATUS_SKIP ? "skipped" : NULL;
+                      : st == SC_STATUS_SKIP                             ? "skipped"
+                                                                         : NULL;
     if (tag) {
         fprintf(out, "<%s message=\"", tag);
         xml_escaped(out, str(p, "status"));
@@ -52,8 +53,7 @@ static void write_case(FILE *out, const char *layer, const cJSON *p)
         }
         fputs("\">", out);
         const cJSON *f;
-        cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings"))
-        {
+        cJSON_ArrayForEach (f, cJSON_GetObjectItem(p, "findings")) {
             xml_escaped(out, str(f, "severity"));
             fputc(' ', out);
             xml_escaped(out, str(f, "id"));
@@ -76,11 +76,9 @@ int sc_junit_write(const cJSON *snapshot, const char *path, sc_error *err)
         return sc_error_set(err, -errno, "cannot write %s: %s", tmp, strerror(errno));
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"stackcheck\">\n", out);
     const cJSON *layer, *p;
-    cJSON_ArrayForEach(layer, cJSON_GetObjectItem(snapshot, "layers"))
-    {
+    cJSON_ArrayForEach (layer, cJSON_GetObjectItem(snapshot, "layers")) {
         int tests = 0, failures = 0, errors = 0, skipped = 0;
-        cJSON_ArrayForEach(p, cJSON_GetObjectItem(layer, "probes"))
-        {
+        cJSON_ArrayForEach (p, cJSON_GetObjectItem(layer, "probes")) {
             sc_status st = sc_status_parse(str(p, "status"));
             tests++;
             failures += st == SC_STATUS_FAIL || st == SC_STATUS_CRASH;
@@ -91,7 +89,8 @@ int sc_junit_write(const cJSON *snapshot, const char *path, sc_error *err)
         xml_escaped(out, str(layer, "name"));
         fprintf(out, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\">\n", tests,
                 failures, errors, skipped);
-        cJSON_ArrayForEach(p, cJSON_GetObjectItem(layer, "probes")) write_case(out, str(layer, "name"), p);
+        cJSON_ArrayForEach (p, cJSON_GetObjectItem(layer, "probes"))
+            write_case(out, str(layer, "name"), p);
         fputs("  </testsuite>\n", out);
     }
     fputs("</testsuites>\n", out);

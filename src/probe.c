@@ -73,8 +73,7 @@ sc_status sc_result_status(const sc_result *res)
         return res->status;
     sc_status worst = SC_STATUS_PASS;
     const cJSON *f;
-    cJSON_ArrayForEach(f, res->findings)
-    {
+    cJSON_ArrayForEach (f, res->findings) {
         int sev = sc_severity_parse(cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity")));
         if (sev == SC_SEV_ERROR)
             return SC_STATUS_FAIL;
@@ -88,10 +87,8 @@ sc_status sc_result_status(const sc_result *res)
 static const cJSON *find_probe(const sc_ctx *ctx, const char *probe_id)
 {
     const cJSON *layer, *probe;
-    cJSON_ArrayForEach(layer, ctx->layers)
-    {
-        cJSON_ArrayForEach(probe, cJSON_GetObjectItem(layer, "probes"))
-        {
+    cJSON_ArrayForEach (layer, ctx->layers) {
+        cJSON_ArrayForEach (probe, cJSON_GetObjectItem(layer, "probes")) {
             const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(probe, "id"));
             if (id && strcmp(id, probe_id) == 0)
                 return probe;
@@ -116,12 +113,9 @@ sc_status sc_ctx_status(const sc_ctx *ctx, const char *probe_id)
 const cJSON *sc_ctx_finding(const sc_ctx *ctx, const char *finding_id)
 {
     const cJSON *layer, *probe, *f;
-    cJSON_ArrayForEach(layer, ctx->layers)
-    {
-        cJSON_ArrayForEach(probe, cJSON_GetObjectItem(layer, "probes"))
-        {
-            cJSON_ArrayForEach(f, cJSON_GetObjectItem(probe, "findings"))
-            {
+    cJSON_ArrayForEach (layer, ctx->layers) {
+        cJSON_ArrayForEach (probe, cJSON_GetObjectItem(layer, "probes")) {
+            cJSON_ArrayForEach (f, cJSON_GetObjectItem(probe, "findings")) {
                 const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(f, "id"));
                 if (id && strcmp(id, finding_id) == 0)
                     return f;

@@ -1,6 +1,7 @@
 /* Environment capture and credential scrubbing. The environment is an allowlist; every value that
  * leaves the process (snapshot, report, output tails, argv) is scrubbed of userinfo in URLs, secret
- * query parameters and key=value pairs, bearer tokens, well-known token shapes and internal hosts. */
+ * query parameters and key=value pairs, bearer tokens, well-known token shapes and internal hosts.
+ */
 #include "sc_redact.h"
 
 #include <ctype.h>
@@ -14,23 +15,23 @@
 #define REDACTED "[redacted]"
 
 static const char *const allowed_prefixes[] = {
-    "HIP_",   "HSA_",   "ROCR_",    "ROCM_",  "MIOPEN_", "NCCL_",    "RCCL_", "ASCEND_",
-    "TORCH_", "PYTORCH_", "CUDA_",  "NVIDIA_", "GPU_",   "HCCL_",    "AMD_",  "DTK_",
-    "HYDCU_", "CANN_",  "ACL_",     "TE_",    "OMP_",    "MKL_",     "NPU_",  NULL};
+    "HIP_",   "HSA_",     "ROCR_", "ROCM_",   "MIOPEN_", "NCCL_", "RCCL_", "ASCEND_",
+    "TORCH_", "PYTORCH_", "CUDA_", "NVIDIA_", "GPU_",    "HCCL_", "AMD_",  "DTK_",
+    "HYDCU_", "CANN_",    "ACL_",  "TE_",     "OMP_",    "MKL_",  "NPU_",  NULL};
 static const char *const allowed_names[] = {
-    "LD_LIBRARY_PATH", "LD_PRELOAD", "PATH",       "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV",
-    "CONDA_PREFIX",    "CONDA_DEFAULT_ENV", "ROCM_PATH", "HIP_PATH", "CUDA_HOME", "CUDA_PATH",
-    "LD_BIND_NOW",     "MALLOC_ARENA_MAX", NULL};
-static const char *const secret_words[] = {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY",
-                                           "CREDENTIAL", "AUTH", "COOKIE", "PRIVATE", NULL};
+    "LD_LIBRARY_PATH", "LD_PRELOAD",        "PATH",      "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV",
+    "CONDA_PREFIX",    "CONDA_DEFAULT_ENV", "ROCM_PATH", "HIP_PATH",   "CUDA_HOME",  "CUDA_PATH",
+    "LD_BIND_NOW",     "MALLOC_ARENA_MAX",  NULL};
+static const char *const secret_words[] = {"TOKEN",      "SECRET", "PASSWORD", "PASSWD",  "KEY",
+                                           "CREDENTIAL", "AUTH",   "COOKIE",   "PRIVATE", NULL};
 /* Query-parameter or key=value names whose values are secret (matched case-insensitively). */
-static const char *const secret_params[] = {"token", "key", "secret", "pass", "sig", "auth",
-                                            "cred", "session", NULL};
-static const char *const token_prefixes[] = {"ghp_", "gho_", "ghs_", "ghu_", "github_pat_",
-                                             "glpat-", "hf_", "sk-", "xoxb-", "xoxp-", "AKIA",
-                                             "ASIA", "AIza", "npm_", "pypi-", NULL};
-static const char *const internal_suffixes[] = {".internal", ".corp", ".local", ".lan", ".intra",
-                                                ".intranet", ".private", NULL};
+static const char *const secret_params[] = {"token", "key",  "secret",  "pass", "sig",
+                                            "auth",  "cred", "session", NULL};
+static const char *const token_prefixes[] = {
+    "ghp_",  "gho_",  "ghs_", "ghu_", "github_pat_", "glpat-", "hf_",   "sk-",
+    "xoxb-", "xoxp-", "AKIA", "ASIA", "AIza",        "npm_",   "pypi-", NULL};
+static const char *const internal_suffixes[] = {".internal", ".corp",     ".local",   ".lan",
+                                                ".intra",    ".intranet", ".private", NULL};
 
 bool sc_env_name_secret(const char *name)
 {
@@ -140,7 +141,9 @@ static size_t scrub_token(const char *s, size_t i, sc_buf *out)
 {
     if (i > 0 && is_word_char(s[i - 1]))
         return 0;
-    size_t kw = strncasecmp(s + i, "bearer ", 7) == 0 ? 7 : strncasecmp(s + i, "basic ", 6) == 0 ? 6 : 0;
+    size_t kw = strncasecmp(s + i, "bearer ", 7) == 0  ? 7
+                : strncasecmp(s + i, "basic ", 6) == 0 ? 6
+                                                       : 0;
     if (kw) {
         size_t vlen = value_len(s + i + kw);
         if (vlen == 0)

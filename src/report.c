@@ -62,8 +62,7 @@ static void print_status(FILE *out, const char *status, bool color, int width)
 static const cJSON *main_finding(const cJSON *probe)
 {
     const cJSON *f, *warn = NULL;
-    cJSON_ArrayForEach(f, cJSON_GetObjectItem(probe, "findings"))
-    {
+    cJSON_ArrayForEach (f, cJSON_GetObjectItem(probe, "findings")) {
         const char *sev = get_str(f, "severity");
         if (sev && strcmp(sev, "error") == 0)
             return f;
@@ -93,7 +92,10 @@ static void print_probe(FILE *out, const cJSON *p, bool color, int verbosity)
     print_status(out, get_str(p, "status"), color, 8);
     fputc(' ', out);
     sc_print_escaped(out, get_str(p, "id"), 100);
-    fprintf(out, "%*s", (int)(20 - strlen(get_str(p, "id") ?: "")) > 0 ? (int)(20 - strlen(get_str(p, "id"))) : 1, "");
+    fprintf(out, "%*s",
+            (int)(20 - strlen(get_str(p, "id") ?: "")) > 0 ? (int)(20 - strlen(get_str(p, "id")))
+                                                           : 1,
+            "");
     const cJSON *f = main_finding(p);
     if (f && verbosity < 1) {
         sc_print_escaped(out, get_str(f, "id"), 200);
@@ -107,7 +109,8 @@ static void print_probe(FILE *out, const cJSON *p, bool color, int verbosity)
         fprintf(out, " (%.1f ms)", ms->valuedouble);
     fputc('\n', out);
     if (verbosity > 0)
-        cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) print_finding(out, f, color, "           ");
+        cJSON_ArrayForEach (f, cJSON_GetObjectItem(p, "findings"))
+            print_finding(out, f, color, "           ");
 }
 
 static void print_header(FILE *out, const cJSON *snap)
@@ -146,7 +149,8 @@ static void print_verdict(FILE *out, const cJSON *snap, bool color)
               out);
         return;
     }
-    fprintf(out, ": the %s layer fails first (%s", get_str(ff, "layer") ?: "?", get_str(ff, "probe") ?: "?");
+    fprintf(out, ": the %s layer fails first (%s", get_str(ff, "layer") ?: "?",
+            get_str(ff, "probe") ?: "?");
     fprintf(out, ", %s)\n", get_str(ff, "status") ?: "?");
     if (get_str(ff, "finding"))
         fprintf(out, "  %s: ", get_str(ff, "finding"));
@@ -168,13 +172,13 @@ void sc_report_print(FILE *out, const cJSON *snapshot, bool color, int verbosity
     if (verbosity >= 0) {
         print_header(out, snapshot);
         const cJSON *layer, *p;
-        cJSON_ArrayForEach(layer, cJSON_GetObjectItem(snapshot, "layers"))
-        {
+        cJSON_ArrayForEach (layer, cJSON_GetObjectItem(snapshot, "layers")) {
             fprintf(out, "%s%-10s%s ", color ? C_BOLD : "", get_str(layer, "name") ?: "?",
                     color ? C_RESET : "");
             print_status(out, get_str(layer, "status"), color, 0);
             fputc('\n', out);
-            cJSON_ArrayForEach(p, cJSON_GetObjectItem(layer, "probes")) print_probe(out, p, color, verbosity);
+            cJSON_ArrayForEach (p, cJSON_GetObjectItem(layer, "probes"))
+                print_probe(out, p, color, verbosity);
         }
         fputc('\n', out);
     }

@@ -1,14 +1,13 @@
 /* Install-root classification by path shape. The vendors' layouts are fixed enough that the prefix
- * tells the root: /opt/<vendor>[-version]/..., /usr/local/cuda[-X.Y]/..., /usr/local/Ascend/<part>/,
- * <prefix>/lib/pythonX.Y/site-packages/<package>/. */
+ * tells the root: /opt/<vendor>[-version]/..., /usr/local/cuda[-X.Y]/...,
+ * /usr/local/Ascend/<part>/, <prefix>/lib/pythonX.Y/site-packages/<package>/. */
 #include "sc_roots.h"
 
 #include <stdio.h>
 #include <string.h>
 
-
-static const char *const kind_names[] = {"system", "dtk", "rocm", "hyhal", "cuda", "cann",
-                                         "python", "other"};
+static const char *const kind_names[] = {"system", "dtk",  "rocm",   "hyhal",
+                                         "cuda",   "cann", "python", "other"};
 
 const char *sc_root_kind_name(sc_root_kind kind)
 {
@@ -28,17 +27,17 @@ static void take_components(const char *path, int components, char *buf, size_t 
 }
 
 typedef struct {
-    const char *prefix;  /* matched at the start of the path */
+    const char *prefix; /* matched at the start of the path */
     sc_root_kind kind;
-    int components;      /* how many components after the prefix's parent make the root */
+    int components; /* how many components after the prefix's parent make the root */
 } root_rule;
 
 static const root_rule rules[] = {
-    {"/opt/dtk", SC_ROOT_DTK, 2},         {"/opt/rocm", SC_ROOT_ROCM, 2},
-    {"/opt/hyhal", SC_ROOT_HYHAL, 2},     {"/usr/local/cuda", SC_ROOT_CUDA, 3},
-    {"/opt/nvidia", SC_ROOT_CUDA, 2},     {"/usr/local/Ascend", SC_ROOT_CANN, 4},
-    {"/usr/lib/", SC_ROOT_SYSTEM, 0},     {"/lib/", SC_ROOT_SYSTEM, 0},
-    {"/lib64/", SC_ROOT_SYSTEM, 0},       {"/usr/lib64/", SC_ROOT_SYSTEM, 0},
+    {"/opt/dtk", SC_ROOT_DTK, 2},     {"/opt/rocm", SC_ROOT_ROCM, 2},
+    {"/opt/hyhal", SC_ROOT_HYHAL, 2}, {"/usr/local/cuda", SC_ROOT_CUDA, 3},
+    {"/opt/nvidia", SC_ROOT_CUDA, 2}, {"/usr/local/Ascend", SC_ROOT_CANN, 4},
+    {"/usr/lib/", SC_ROOT_SYSTEM, 0}, {"/lib/", SC_ROOT_SYSTEM, 0},
+    {"/lib64/", SC_ROOT_SYSTEM, 0},   {"/usr/lib64/", SC_ROOT_SYSTEM, 0},
 };
 
 void sc_install_root_of(const char *path, sc_install_root *out)

@@ -76,9 +76,7 @@ static void run_isolated(const sc_probe *probe, const sc_ctx *ctx, sc_result *re
         return;
     }
     switch (rep.outcome) {
-    case SC_ISOLATE_OK:
-        result_from_json(rep.result, res);
-        break;
+    case SC_ISOLATE_OK: result_from_json(rep.result, res); break;
     case SC_ISOLATE_CRASH:
         res->status = SC_STATUS_CRASH;
         snprintf(res->reason, sizeof res->reason, "probe crashed: %s", rep.detail);
@@ -87,9 +85,7 @@ static void run_isolated(const sc_probe *probe, const sc_ctx *ctx, sc_result *re
         res->status = SC_STATUS_TIMEOUT;
         snprintf(res->reason, sizeof res->reason, "probe timed out: %s", rep.detail);
         break;
-    case SC_ISOLATE_ERROR:
-        sc_result_error(res, "probe failed: %s", rep.detail);
-        break;
+    case SC_ISOLATE_ERROR: sc_result_error(res, "probe failed: %s", rep.detail); break;
     }
     cJSON_Delete(rep.result);
 }
@@ -125,12 +121,10 @@ bool sc_gate_blocks(const sc_probe *probe, const sc_ctx *ctx, char *why, size_t 
     }
     int seen = 0, absent = 0, index = 0;
     const cJSON *layer, *q;
-    cJSON_ArrayForEach(layer, ctx->layers)
-    {
+    cJSON_ArrayForEach (layer, ctx->layers) {
         if (index++ >= (int)probe->layer)
             break; /* only the layers below gate a probe, never its siblings */
-        cJSON_ArrayForEach(q, cJSON_GetObjectItem(layer, "probes"))
-        {
+        cJSON_ArrayForEach (q, cJSON_GetObjectItem(layer, "probes")) {
             const char *backend = cJSON_GetStringValue(cJSON_GetObjectItem(q, "backend"));
             if (!backend || !relevant(probe, backend))
                 continue;
@@ -194,8 +188,7 @@ static sc_status layer_status(const cJSON *layer)
     sc_status worst = SC_STATUS_SKIP;
     bool ran = false;
     const cJSON *p;
-    cJSON_ArrayForEach(p, cJSON_GetObjectItem(layer, "probes"))
-    {
+    cJSON_ArrayForEach (p, cJSON_GetObjectItem(layer, "probes")) {
         sc_status st = sc_status_parse(cJSON_GetStringValue(cJSON_GetObjectItem(p, "status")));
         if (st == SC_STATUS_SKIP)
             continue;
@@ -253,31 +246,33 @@ static void run_probe(const sc_probe *probe, const sc_ctx *ctx, cJSON *layer)
 static cJSON *first_failure(const cJSON *layers)
 {
     const cJSON *layer, *p, *f;
-    cJSON_ArrayForEach(layer, layers)
-    {
-        cJSON_ArrayForEach(p, cJSON_GetObjectItem(layer, "probes"))
-        {
+    cJSON_ArrayForEach (layer, layers) {
+        cJSON_ArrayForEach (p, cJSON_GetObjectItem(layer, "probes")) {
             sc_status st = sc_status_parse(cJSON_GetStringValue(cJSON_GetObjectItem(p, "status")));
             if (!sc_status_is_failure(st))
                 continue;
             cJSON *ff = cJSON_CreateObject();
-            cJSON_AddItemToObject(ff, "layer", cJSON_Duplicate(cJSON_GetObjectItem(layer, "name"), 1));
+            cJSON_AddItemToObject(ff, "layer",
+                                  cJSON_Duplicate(cJSON_GetObjectItem(layer, "name"), 1));
             cJSON_AddItemToObject(ff, "probe", cJSON_Duplicate(cJSON_GetObjectItem(p, "id"), 1));
-            cJSON_AddItemToObject(ff, "status", cJSON_Duplicate(cJSON_GetObjectItem(p, "status"), 1));
+            cJSON_AddItemToObject(ff, "status",
+                                  cJSON_Duplicate(cJSON_GetObjectItem(p, "status"), 1));
             const cJSON *err = NULL;
-            cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings"))
-            {
+            cJSON_ArrayForEach (f, cJSON_GetObjectItem(p, "findings")) {
                 const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
                 if (!err && sev && strcmp(sev, "error") == 0)
                     err = f;
             }
             const cJSON *reason = cJSON_GetObjectItem(p, "reason");
-            cJSON_AddItemToObject(ff, "finding", err ? cJSON_Duplicate(cJSON_GetObjectItem(err, "id"), 1)
-                                                     : cJSON_CreateNull());
-            cJSON_AddItemToObject(ff, "message",
-                                  cJSON_Duplicate(err ? cJSON_GetObjectItem(err, "message") : reason, 1));
-            cJSON_AddItemToObject(ff, "hint", err ? cJSON_Duplicate(cJSON_GetObjectItem(err, "hint"), 1)
-                                                  : cJSON_CreateNull());
+            cJSON_AddItemToObject(ff, "finding",
+                                  err ? cJSON_Duplicate(cJSON_GetObjectItem(err, "id"), 1)
+                                      : cJSON_CreateNull());
+            cJSON_AddItemToObject(
+                ff, "message",
+                cJSON_Duplicate(err ? cJSON_GetObjectItem(err, "message") : reason, 1));
+            cJSON_AddItemToObject(ff, "hint",
+                                  err ? cJSON_Duplicate(cJSON_GetObjectItem(err, "hint"), 1)
+                                      : cJSON_CreateNull());
             return ff;
         }
     }
@@ -288,10 +283,8 @@ static int add_summary(cJSON *snapshot, const cJSON *layers)
 {
     sc_status worst = SC_STATUS_PASS;
     const cJSON *layer, *p;
-    cJSON_ArrayForEach(layer, layers)
-    {
-        cJSON_ArrayForEach(p, cJSON_GetObjectItem(layer, "probes"))
-        {
+    cJSON_ArrayForEach (layer, layers) {
+        cJSON_ArrayForEach (p, cJSON_GetObjectItem(layer, "probes")) {
             sc_status st = sc_status_parse(cJSON_GetStringValue(cJSON_GetObjectItem(p, "status")));
             if (st != SC_STATUS_SKIP && st > worst)
                 worst = st;

@@ -67,7 +67,8 @@ int sc_snapshot_write(const cJSON *json, const char *path, sc_error *err)
         if (rc == 0)
             rc = write_all_fd(1, "\n", 1);
         free(text);
-        return rc < 0 ? sc_error_set(err, rc, "cannot write to standard output: %s", strerror(-rc)) : 0;
+        return rc < 0 ? sc_error_set(err, rc, "cannot write to standard output: %s", strerror(-rc))
+                      : 0;
     }
     char tmp[4096];
     if (!sc_fmt(tmp, sizeof tmp, "%s.tmp.XXXXXX", path)) {

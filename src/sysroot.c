@@ -131,7 +131,8 @@ static int open_in_root(const sc_root *root, const char *path, int flags, bool f
         int fd = open(path, flags | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
         return fd < 0 ? -errno : fd;
     }
-    struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)),
+    struct open_how how = {.flags =
+                               (unsigned long long)(flags | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)),
                            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
     const char *rel = path;
     while (*rel == '/')

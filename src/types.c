@@ -7,7 +7,8 @@
 
 static const char *const layer_names[] = {"driver", "runtime", "libraries", "framework", "app"};
 static const char *const backend_names[] = {"none", "amd", "nvidia", "ascend"};
-static const char *const status_names[] = {"pass", "skip", "warn", "fail", "error", "timeout", "crash"};
+static const char *const status_names[] = {"pass",  "skip",    "warn", "fail",
+                                           "error", "timeout", "crash"};
 static const char *const severity_names[] = {"info", "warn", "error"};
 
 const char *sc_layer_name(sc_layer layer)

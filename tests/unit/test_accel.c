@@ -31,11 +31,13 @@ static void test_copy_text(void **state)
 static void test_describe_and_lookup(void **state)
 {
     (void)state;
-    static const sc_accel_code_name names[] = {{100, "hipErrorNoDevice"}, {101, "hipErrorInvalidDevice"}};
+    static const sc_accel_code_name names[] = {{100, "hipErrorNoDevice"},
+                                               {101, "hipErrorInvalidDevice"}};
     assert_string_equal(sc_accel_code_lookup(names, 2, 101), "hipErrorInvalidDevice");
     assert_null(sc_accel_code_lookup(names, 2, 7));
     char buf[128];
-    sc_accel_describe(buf, sizeof buf, 100, "hipErrorNoDevice", "?", "no ROCm-capable device is detected");
+    sc_accel_describe(buf, sizeof buf, 100, "hipErrorNoDevice", "?",
+                      "no ROCm-capable device is detected");
     assert_string_equal(buf, "hipErrorNoDevice (100): no ROCm-capable device is detected");
     sc_accel_describe(buf, sizeof buf, 100, NULL, "hipErrorNoDevice", "hipErrorNoDevice");
     assert_string_equal(buf, "hipErrorNoDevice (100)");
@@ -72,7 +74,8 @@ static void test_memory_answer(void **state)
     assert_int_equal((long long)cJSON_GetObjectItem(mem, "free_bytes")->valuedouble, 1LL << 30);
     cJSON_Delete(mem);
     mem = cJSON_CreateObject();
-    assert_false(sc_accel_memory_answer(mem, &bad, 0, "hipMemGetInfo", 0, NULL, 3u << 30, 2u << 30));
+    assert_false(
+        sc_accel_memory_answer(mem, &bad, 0, "hipMemGetInfo", 0, NULL, 3u << 30, 2u << 30));
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(mem, "free_bytes"))); /* free > total */
     assert_non_null(bad.data);
     cJSON_Delete(mem);
@@ -103,8 +106,10 @@ static void test_visibility_vars(void **state)
 static void test_driver_agreement(void **state)
 {
     (void)state;
-    cJSON *drv = cJSON_Parse("[{\"pci_address\":\"0000:c1:00.0\"},{\"pci_address\":\"0000:c6:00.0\"}]");
-    cJSON *rt = cJSON_Parse("[{\"pci_address\":\"0000:C1:00.0\"},{\"pci_address\":\"0000:d1:00.0\"}]");
+    cJSON *drv =
+        cJSON_Parse("[{\"pci_address\":\"0000:c1:00.0\"},{\"pci_address\":\"0000:c6:00.0\"}]");
+    cJSON *rt =
+        cJSON_Parse("[{\"pci_address\":\"0000:C1:00.0\"},{\"pci_address\":\"0000:d1:00.0\"}]");
     assert_non_null(sc_accel_device_at(drv, "0000:C6:00.0"));
     assert_null(sc_accel_device_at(drv, "0000:d1:00.0"));
     sc_buf missing;
@@ -125,8 +130,8 @@ static void test_driver_agreement(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_copy_text),     cmocka_unit_test(test_describe_and_lookup),
-        cmocka_unit_test(test_check_doubled), cmocka_unit_test(test_memory_answer),
+        cmocka_unit_test(test_copy_text),       cmocka_unit_test(test_describe_and_lookup),
+        cmocka_unit_test(test_check_doubled),   cmocka_unit_test(test_memory_answer),
         cmocka_unit_test(test_visibility_vars), cmocka_unit_test(test_driver_agreement),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

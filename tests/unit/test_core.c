@@ -127,11 +127,14 @@ static void test_report_escapes(void **state)
 {
     (void)state;
     cJSON *snap = cJSON_Parse(
-        "{\"tool\":{\"version\":\"0\"},\"host\":{},\"layers\":[{\"name\":\"driver\",\"status\":\"fail\","
+        "{\"tool\":{\"version\":\"0\"},\"host\":{},\"layers\":[{\"name\":\"driver\",\"status\":"
+        "\"fail\","
         "\"probes\":[{\"id\":\"driver.x\",\"status\":\"fail\",\"findings\":[{\"id\":\"a.b\","
         "\"severity\":\"error\",\"message\":\"evil \\u001b[2J\\nname\",\"hint\":\"h\"}]}]}],"
-        "\"summary\":{\"status\":\"fail\",\"first_failure\":{\"layer\":\"driver\",\"probe\":\"driver.x\","
-        "\"status\":\"fail\",\"finding\":\"a.b\",\"message\":\"evil \\u001b[2J\\nname\",\"hint\":\"h\"}}}");
+        "\"summary\":{\"status\":\"fail\",\"first_failure\":{\"layer\":\"driver\",\"probe\":"
+        "\"driver.x\","
+        "\"status\":\"fail\",\"finding\":\"a.b\",\"message\":\"evil "
+        "\\u001b[2J\\nname\",\"hint\":\"h\"}}}");
     assert_non_null(snap);
     char *text = NULL;
     size_t size = 0;
@@ -149,9 +152,12 @@ static void test_report_escapes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_u64),          cmocka_unit_test(test_kv_lookup),
-        cmocka_unit_test(test_buf),                cmocka_unit_test(test_install_roots),
-        cmocka_unit_test(test_findings_catalogue), cmocka_unit_test(test_status_names),
+        cmocka_unit_test(test_parse_u64),
+        cmocka_unit_test(test_kv_lookup),
+        cmocka_unit_test(test_buf),
+        cmocka_unit_test(test_install_roots),
+        cmocka_unit_test(test_findings_catalogue),
+        cmocka_unit_test(test_status_names),
         cmocka_unit_test(test_report_escapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,9 +47,12 @@ static void test_secret_names(void **state)
 static void test_urls(void **state)
 {
     (void)state;
-    assert_scrubbed("https://alice:s3cr3t@example.com/simple", "https://[redacted]@example.com/simple");
-    assert_scrubbed("https://oauth2token@git.example.com/x.git", "https://[redacted]@git.example.com/x.git");
-    assert_scrubbed("https://example.com/f.whl?token=abc123&x=1", "https://example.com/f.whl?token=[redacted]&x=1");
+    assert_scrubbed("https://alice:s3cr3t@example.com/simple",
+                    "https://[redacted]@example.com/simple");
+    assert_scrubbed("https://oauth2token@git.example.com/x.git",
+                    "https://[redacted]@git.example.com/x.git");
+    assert_scrubbed("https://example.com/f.whl?token=abc123&x=1",
+                    "https://example.com/f.whl?token=[redacted]&x=1");
     assert_scrubbed("http://10.1.2.3:8080/pkgs", "http://[internal-host]:8080/pkgs");
     assert_scrubbed("https://mirror.corp/pkgs", "https://[internal-host]/pkgs");
     assert_scrubbed("https://pypi.org/simple", "https://pypi.org/simple");
@@ -70,13 +73,16 @@ static void test_pairs_and_tokens(void **state)
 static void test_env_capture(void **state)
 {
     (void)state;
-    char *envp[] = {"HIP_VISIBLE_DEVICES=0,1", "HOME=/home/u", "TORCH_HUB_TOKEN=abcdef",
-                    "PYTHONPATH=https://u:p@h.example/x", "HF_TOKEN=hf_zzzzzzzzzzzzzzzzzz", NULL};
+    char *envp[] = {"HIP_VISIBLE_DEVICES=0,1",        "HOME=/home/u",
+                    "TORCH_HUB_TOKEN=abcdef",         "PYTHONPATH=https://u:p@h.example/x",
+                    "HF_TOKEN=hf_zzzzzzzzzzzzzzzzzz", NULL};
     cJSON *env = sc_env_capture(envp);
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(env, "HIP_VISIBLE_DEVICES")), "0,1");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(env, "HIP_VISIBLE_DEVICES")),
+                        "0,1");
     assert_null(cJSON_GetObjectItem(env, "HOME"));
     assert_null(cJSON_GetObjectItem(env, "HF_TOKEN"));
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(env, "TORCH_HUB_TOKEN")), "[redacted]");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(env, "TORCH_HUB_TOKEN")),
+                        "[redacted]");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(env, "PYTHONPATH")),
                         "https://[redacted]@h.example/x");
     char *text = cJSON_PrintUnformatted(env);
@@ -89,10 +95,12 @@ static void test_env_capture(void **state)
 static void test_redact_json_tree(void **state)
 {
     (void)state;
-    cJSON *tree = cJSON_Parse("{\"a\":[\"--app\",\"curl https://x:y@h.io/?key=K\"],\"b\":{\"c\":\"ok\"}}");
+    cJSON *tree =
+        cJSON_Parse("{\"a\":[\"--app\",\"curl https://x:y@h.io/?key=K\"],\"b\":{\"c\":\"ok\"}}");
     sc_redact_json(tree);
     char *text = cJSON_PrintUnformatted(tree);
-    assert_string_equal(text, "{\"a\":[\"--app\",\"curl https://[redacted]@h.io/?key=[redacted]\"],\"b\":{\"c\":\"ok\"}}");
+    assert_string_equal(text, "{\"a\":[\"--app\",\"curl "
+                              "https://[redacted]@h.io/?key=[redacted]\"],\"b\":{\"c\":\"ok\"}}");
     free(text);
     cJSON_Delete(tree);
 }
@@ -100,9 +108,9 @@ static void test_redact_json_tree(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_allowlist),         cmocka_unit_test(test_secret_names),
-        cmocka_unit_test(test_urls),              cmocka_unit_test(test_pairs_and_tokens),
-        cmocka_unit_test(test_env_capture),       cmocka_unit_test(test_redact_json_tree),
+        cmocka_unit_test(test_allowlist),   cmocka_unit_test(test_secret_names),
+        cmocka_unit_test(test_urls),        cmocka_unit_test(test_pairs_and_tokens),
+        cmocka_unit_test(test_env_capture), cmocka_unit_test(test_redact_json_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,28 +79,43 @@ static void run_reads_below(const sc_ctx *ctx, sc_result *res)
                             cJSON_GetStringValue(cJSON_GetObjectItem(facts, "hello")) ?: "nothing");
 }
 
-
-static const sc_probe p_driver_pass = {.id = "driver.pass", .layer = SC_LAYER_DRIVER,
-                                       .backend = SC_BACKEND_AMD, .run = run_pass};
-static const sc_probe p_driver_fail = {.id = "driver.fail", .layer = SC_LAYER_DRIVER,
-                                       .backend = SC_BACKEND_NVIDIA, .run = run_fail};
-static const sc_probe p_driver_absent = {.id = "driver.absent", .layer = SC_LAYER_DRIVER,
-                                         .backend = SC_BACKEND_ASCEND, .run = run_absent};
-static const sc_probe p_rt_amd = {.id = "runtime.amd", .layer = SC_LAYER_RUNTIME,
-                                  .backend = SC_BACKEND_AMD, .isolated = true, .active = true,
-                                  .timeout_s = 5, .run = run_reads_below};
-static const sc_probe p_rt_nv = {.id = "runtime.nv", .layer = SC_LAYER_RUNTIME,
-                                 .backend = SC_BACKEND_NVIDIA, .run = run_pass};
-static const sc_probe p_rt_ascend = {.id = "runtime.ascend", .layer = SC_LAYER_RUNTIME,
-                                     .backend = SC_BACKEND_ASCEND, .run = run_pass};
-static const sc_probe p_fw_any = {.id = "framework.any", .layer = SC_LAYER_FRAMEWORK,
-                                  .backend = SC_BACKEND_NONE, .run = run_pass};
-static const sc_probe p_segv = {.id = "runtime.segv", .layer = SC_LAYER_RUNTIME,
-                                .isolated = true, .timeout_s = 5, .run = run_segv};
-static const sc_probe p_hang = {.id = "runtime.hang", .layer = SC_LAYER_RUNTIME,
-                                .isolated = true, .timeout_s = 1, .run = run_hang};
-static const sc_probe p_flood = {.id = "app.flood", .layer = SC_LAYER_APP, .isolated = true,
-                                 .timeout_s = 20, .run = run_flood};
+static const sc_probe p_driver_pass = {
+    .id = "driver.pass", .layer = SC_LAYER_DRIVER, .backend = SC_BACKEND_AMD, .run = run_pass};
+static const sc_probe p_driver_fail = {
+    .id = "driver.fail", .layer = SC_LAYER_DRIVER, .backend = SC_BACKEND_NVIDIA, .run = run_fail};
+static const sc_probe p_driver_absent = {.id = "driver.absent",
+                                         .layer = SC_LAYER_DRIVER,
+                                         .backend = SC_BACKEND_ASCEND,
+                                         .run = run_absent};
+static const sc_probe p_rt_amd = {.id = "runtime.amd",
+                                  .layer = SC_LAYER_RUNTIME,
+                                  .backend = SC_BACKEND_AMD,
+                                  .isolated = true,
+                                  .active = true,
+                                  .timeout_s = 5,
+                                  .run = run_reads_below};
+static const sc_probe p_rt_nv = {
+    .id = "runtime.nv", .layer = SC_LAYER_RUNTIME, .backend = SC_BACKEND_NVIDIA, .run = run_pass};
+static const sc_probe p_rt_ascend = {.id = "runtime.ascend",
+                                     .layer = SC_LAYER_RUNTIME,
+                                     .backend = SC_BACKEND_ASCEND,
+                                     .run = run_pass};
+static const sc_probe p_fw_any = {.id = "framework.any",
+                                  .layer = SC_LAYER_FRAMEWORK,
+                                  .backend = SC_BACKEND_NONE,
+                                  .run = run_pass};
+static const sc_probe p_segv = {.id = "runtime.segv",
+                                .layer = SC_LAYER_RUNTIME,
+                                .isolated = true,
+                                .timeout_s = 5,
+                                .run = run_segv};
+static const sc_probe p_hang = {.id = "runtime.hang",
+                                .layer = SC_LAYER_RUNTIME,
+                                .isolated = true,
+                                .timeout_s = 1,
+                                .run = run_hang};
+static const sc_probe p_flood = {
+    .id = "app.flood", .layer = SC_LAYER_APP, .isolated = true, .timeout_s = 20, .run = run_flood};
 static void inventory_note(const sc_ctx *ctx, sc_result *res)
 {
     (void)ctx;
@@ -109,22 +124,27 @@ static void inventory_note(const sc_ctx *ctx, sc_result *res)
     res->status = SC_STATUS_PASS; /* the runner keeps its own status */
 }
 
-static const sc_probe p_inv_gated = {.id = "runtime.inv", .layer = SC_LAYER_RUNTIME,
-                                     .backend = SC_BACKEND_NVIDIA, .isolated = true,
-                                     .active = true, .timeout_s = 5, .run = run_pass,
+static const sc_probe p_inv_gated = {.id = "runtime.inv",
+                                     .layer = SC_LAYER_RUNTIME,
+                                     .backend = SC_BACKEND_NVIDIA,
+                                     .isolated = true,
+                                     .active = true,
+                                     .timeout_s = 5,
+                                     .run = run_pass,
                                      .inventory = inventory_note};
-static const sc_probe p_inv_crash = {.id = "framework.inv", .layer = SC_LAYER_FRAMEWORK,
-                                     .isolated = true, .timeout_s = 5, .run = run_segv,
+static const sc_probe p_inv_crash = {.id = "framework.inv",
+                                     .layer = SC_LAYER_FRAMEWORK,
+                                     .isolated = true,
+                                     .timeout_s = 5,
+                                     .run = run_segv,
                                      .inventory = inventory_note};
 static const sc_probe p_warn = {.id = "driver.warn", .layer = SC_LAYER_DRIVER, .run = run_warn};
 
 static cJSON *probe_json(cJSON *snap, const char *id)
 {
     cJSON *layer, *p;
-    cJSON_ArrayForEach(layer, cJSON_GetObjectItem(snap, "layers"))
-    {
-        cJSON_ArrayForEach(p, cJSON_GetObjectItem(layer, "probes"))
-        {
+    cJSON_ArrayForEach (layer, cJSON_GetObjectItem(snap, "layers")) {
+        cJSON_ArrayForEach (p, cJSON_GetObjectItem(layer, "probes")) {
             if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(p, "id")), id) == 0)
                 return p;
         }
@@ -153,13 +173,14 @@ static void test_gating_by_backend(void **state)
 {
     (void)state;
     const sc_probe *table[] = {&p_driver_pass, &p_driver_fail, &p_driver_absent, &p_rt_amd,
-                               &p_rt_nv, &p_rt_ascend, &p_fw_any, NULL};
+                               &p_rt_nv,       &p_rt_ascend,   &p_fw_any,        NULL};
     cJSON *snap;
     assert_int_equal(run_table(table, false, false, &snap), 1);
     cJSON *amd = probe_json(snap, "runtime.amd");
     assert_string_equal(field(amd, "status"), "pass");
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(amd, "facts"), "seen")),
-                        "world"); /* an isolated child sees the facts of the layers below */
+    assert_string_equal(
+        cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(amd, "facts"), "seen")),
+        "world"); /* an isolated child sees the facts of the layers below */
     cJSON *nv = probe_json(snap, "runtime.nv");
     assert_string_equal(field(nv, "status"), "skip");
     assert_string_equal(field(nv, "reason"), "driver.fail did not pass");
@@ -329,9 +350,12 @@ static void test_isolate_outcomes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gating_by_backend),   cmocka_unit_test(test_keep_going_and_warn),
-        cmocka_unit_test(test_offline_skips_active), cmocka_unit_test(test_crash_and_timeout),
-        cmocka_unit_test(test_flooding_output_is_bounded), cmocka_unit_test(test_isolate_outcomes),
+        cmocka_unit_test(test_gating_by_backend),
+        cmocka_unit_test(test_keep_going_and_warn),
+        cmocka_unit_test(test_offline_skips_active),
+        cmocka_unit_test(test_crash_and_timeout),
+        cmocka_unit_test(test_flooding_output_is_bounded),
+        cmocka_unit_test(test_isolate_outcomes),
         cmocka_unit_test(test_inventory_always_collected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

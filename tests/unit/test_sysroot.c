@@ -49,7 +49,7 @@ static int setup(void **state)
     put("etc/os-release", "ID=fixture\nVERSION_ID=\"1\"\n");
     put("etc/hostname", "inside\n");
     put("opt/dtk-24.04/version", "24.04\n");
-    link_at("/etc/os-release", "escape-abs");          /* absolute: must stay inside */
+    link_at("/etc/os-release", "escape-abs");                /* absolute: must stay inside */
     link_at("../../../../../../etc/hostname", "escape-rel"); /* ".." past the root */
     link_at("dtk-24.04", "opt/dtk");
     link_at("loop-b", "loop-a");
