@@ -91,11 +91,10 @@ static void print_probe(FILE *out, const cJSON *p, bool color, int verbosity)
     fputs("  ", out);
     print_status(out, get_str(p, "status"), color, 8);
     fputc(' ', out);
-    sc_print_escaped(out, get_str(p, "id"), 100);
-    fprintf(out, "%*s",
-            (int)(20 - strlen(get_str(p, "id") ?: "")) > 0 ? (int)(20 - strlen(get_str(p, "id")))
-                                                           : 1,
-            "");
+    const char *id = get_str(p, "id") ?: "?";
+    sc_print_escaped(out, id, 100);
+    int pad = 20 - (int)strlen(id);
+    fprintf(out, "%*s", pad > 1 ? pad : 1, "");
     const cJSON *f = main_finding(p);
     if (f && verbosity < 1) {
         sc_print_escaped(out, get_str(f, "id"), 200);
