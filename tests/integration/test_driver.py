@@ -334,6 +334,14 @@ class LiveSystem(DriverCase):
                          ("driver", "driver.amd", "driver.no-accelerator"))
         self.assertEqual(r.snapshot["layers"][0]["name"], "driver")
         self.assertIn("driver.no-accelerator", r.stdout + r.stderr)
+        # every probe above the driver layer is skip, with the reason
+        for layer in r.snapshot["layers"][1:]:
+            self.assertEqual(layer["status"], "skip", layer["name"])
+            for p in layer["probes"]:
+                self.assertEqual(p["status"], "skip", p["id"])
+                self.assertTrue(p["reason"], p["id"])
+                if p["applicable"]:
+                    self.assertIn("driver.amd", p["reason"], p["id"])
 
 
 @unittest.skipUnless(os.geteuid() == 0, "needs root to chown and to drop to nobody")
