@@ -48,8 +48,18 @@ const cJSON *sc_diff_get(const cJSON *obj, const char *key);
  * "torch/version": the latter keeps paths apart from finding ids in the sources); NULL when any
  * step is missing. */
 const cJSON *sc_diff_path(const cJSON *obj, const char *path);
+/* Calls fn for every probe object of a snapshot (layers[].probes[] with a string id), in order. */
+void sc_diff_each_probe(const cJSON *snapshot, void (*fn)(const cJSON *probe, void *arg),
+                        void *arg);
 /* The probe object with this id in a snapshot, or NULL. */
 const cJSON *sc_diff_probe(const cJSON *snapshot, const char *id);
+/* Adds a change that matters when a and b differ (absent and null are the same: both unknown). */
+void sc_diff_compare(sc_diff_acc *acc, const char *area, const char *what, const cJSON *a,
+                     const cJSON *b);
+/* Turns the '/' separators of a fact path into dots, in place, for display. */
+void sc_diff_dotted(char *s);
+/* Compares the lists of one probe's facts: devices, loaded libraries, install roots, files. */
+void sc_diff_probe_lists(sc_diff_acc *acc, const char *probe, const cJSON *fa, const cJSON *fb);
 /* Compares the facts that say which stack this is: versions, devices, installs, library roots. */
 void sc_diff_facts(sc_diff_acc *acc, const cJSON *a, const cJSON *b);
 /* The numerics of each app probe: the first module whose statistics differ beyond tolerance. */

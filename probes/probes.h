@@ -6,8 +6,10 @@
 
 extern const sc_probe sc_probe_driver_amd;
 extern const sc_probe sc_probe_driver_nvidia;
+extern const sc_probe sc_probe_driver_ascend;
 extern const sc_probe sc_probe_runtime_hip;
 extern const sc_probe sc_probe_runtime_cuda;
+extern const sc_probe sc_probe_runtime_acl;
 extern const sc_probe sc_probe_libraries_hip;
 extern const sc_probe sc_probe_libraries_torch;
 extern const sc_probe sc_probe_libraries_ext;

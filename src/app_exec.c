@@ -204,6 +204,30 @@ static int open_pipes(int out_pipe[2], int err_pipe[2])
     return 0;
 }
 
+/* Forks the child that runs cmd with its output on the pipes' write ends (in its own process
+ * group when own_group); the parent keeps the read ends, non-blocking, so one pump serves both.
+ * The child's pid, or a negative errno with every pipe closed. */
+static pid_t spawn(const char *cmd, int op[2], int ep[2], bool own_group)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        exec_child(cmd, op[1], ep[1], own_group);
+    int fork_errno = errno;
+    close(op[1]);
+    close(ep[1]);
+    if (pid < 0) {
+        close(op[0]);
+        close(ep[0]);
+        return -fork_errno;
+    }
+    if (own_group)
+        setpgid(pid, pid);
+    fcntl(op[0], F_SETFL, O_NONBLOCK);
+    fcntl(ep[0], F_SETFL, O_NONBLOCK);
+    return pid;
+}
+
 int sc_app_exec(const char *cmd, double deadline_ms, const sc_root *root, bool in_my_group,
                 sc_app_parse *parse, sc_app_outcome *out, sc_error *err)
 {
@@ -215,23 +239,10 @@ int sc_app_exec(const char *cmd, double deadline_ms, const sc_root *root, bool i
     bool own_group = !in_my_group || getpgrp() != getpid();
     prctl(PR_SET_CHILD_SUBREAPER, 1); /* what the app orphans comes back to us to be killed */
     double start = sc_now_ms();
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0)
-        exec_child(cmd, op[1], ep[1], own_group);
-    int fork_errno = errno;
-    close(op[1]);
-    close(ep[1]);
-    if (pid < 0) {
-        close(op[0]);
-        close(ep[0]);
-        return sc_error_set(err, -fork_errno, "cannot fork: %s", strerror(fork_errno));
-    }
+    pid_t pid = spawn(cmd, op, ep, own_group);
+    if (pid < 0)
+        return sc_error_set(err, (int)pid, "cannot fork: %s", strerror((int)-pid));
     pid_t pgid = own_group ? pid : getpgrp();
-    if (own_group)
-        setpgid(pid, pid);
-    fcntl(op[0], F_SETFL, O_NONBLOCK);
-    fcntl(ep[0], F_SETFL, O_NONBLOCK);
     pump pm = {{op[0], ep[0]}, parse};
     int wstatus = 0;
     double end_ms = start;

@@ -58,7 +58,7 @@ const cJSON *sc_diff_path(const cJSON *obj, const char *path)
     return obj;
 }
 
-const cJSON *sc_diff_probe(const cJSON *snapshot, const char *id)
+void sc_diff_each_probe(const cJSON *snapshot, void (*fn)(const cJSON *probe, void *arg), void *arg)
 {
     const cJSON *layer, *probe;
     cJSON_ArrayForEach (layer, sc_diff_get(snapshot, "layers")) {
@@ -66,12 +66,29 @@ const cJSON *sc_diff_probe(const cJSON *snapshot, const char *id)
         if (!cJSON_IsArray(probes))
             continue;
         cJSON_ArrayForEach (probe, probes) {
-            const char *pid = cJSON_GetStringValue(sc_diff_get(probe, "id"));
-            if (pid && strcmp(pid, id) == 0)
-                return probe;
+            if (cJSON_GetStringValue(sc_diff_get(probe, "id")))
+                fn(probe, arg);
         }
     }
-    return NULL;
+}
+
+typedef struct {
+    const char *id;
+    const cJSON *found;
+} probe_search;
+
+static void keep_first_with_id(const cJSON *probe, void *arg)
+{
+    probe_search *search = arg;
+    if (!search->found && strcmp(cJSON_GetStringValue(sc_diff_get(probe, "id")), search->id) == 0)
+        search->found = probe;
+}
+
+const cJSON *sc_diff_probe(const cJSON *snapshot, const char *id)
+{
+    probe_search search = {id, NULL};
+    sc_diff_each_probe(snapshot, keep_first_with_id, &search);
+    return search.found;
 }
 
 void sc_diff_change(sc_diff_acc *acc, const char *area, const char *what, const cJSON *a,
@@ -95,21 +112,6 @@ static bool same_json(const cJSON *a, const cJSON *b)
     if (!a || !b)
         return a == b;
     return cJSON_Compare(a, b, true);
-}
-
-/* Calls fn for every probe object of a snapshot (layers[].probes[] with a string id). */
-static void each_probe(const cJSON *snap, void (*fn)(const cJSON *probe, void *arg), void *arg)
-{
-    const cJSON *layer, *probe;
-    cJSON_ArrayForEach (layer, sc_diff_get(snap, "layers")) {
-        const cJSON *probes = sc_diff_get(layer, "probes");
-        if (!cJSON_IsArray(probes))
-            continue;
-        cJSON_ArrayForEach (probe, probes) {
-            if (cJSON_GetStringValue(sc_diff_get(probe, "id")))
-                fn(probe, arg);
-        }
-    }
 }
 
 typedef struct {
@@ -138,8 +140,8 @@ static void status_of_probe(const cJSON *probe, void *arg)
 static void diff_statuses(sc_diff_acc *acc, const cJSON *a, const cJSON *b)
 {
     status_job ja = {acc, b, true}, jb = {acc, a, false};
-    each_probe(a, status_of_probe, &ja);
-    each_probe(b, status_of_probe, &jb);
+    sc_diff_each_probe(a, status_of_probe, &ja);
+    sc_diff_each_probe(b, status_of_probe, &jb);
     const cJSON *sa = sc_diff_path(a, "summary.status"), *sb = sc_diff_path(b, "summary.status");
     if (!same_json(sa, sb))
         sc_diff_change(acc, "summary", "verdict", sa, sb, true);
@@ -192,8 +194,8 @@ static cJSON *diff_findings(sc_diff_acc *acc, const cJSON *a, const cJSON *b)
     finding_job jb = {added, a}, ja = {resolved, b};
     if (!added || !resolved)
         return out;
-    each_probe(b, findings_missing_in_other, &jb);
-    each_probe(a, findings_missing_in_other, &ja);
+    sc_diff_each_probe(b, findings_missing_in_other, &jb);
+    sc_diff_each_probe(a, findings_missing_in_other, &ja);
     acc->matters += cJSON_GetArraySize(added) + cJSON_GetArraySize(resolved);
     return out;
 }
@@ -306,7 +308,7 @@ cJSON *sc_diff_snapshots(const cJSON *a, const cJSON *b, const sc_diff_options *
     cJSON *timings = cJSON_AddArrayToObject(diff, "timings");
     timing_job tj = {timings, b};
     if (timings)
-        each_probe(a, timings_of_probe, &tj);
+        sc_diff_each_probe(a, timings_of_probe, &tj);
     cJSON_AddItemToObject(diff, "numerics", sc_diff_numerics(&acc, a, b, opt));
     cJSON_AddNumberToObject(diff, "changes_that_matter", acc.matters);
     cJSON_AddBoolToObject(diff, "differs", acc.matters > 0);

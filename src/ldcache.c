@@ -5,9 +5,10 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sc_bytes.h"
 
 #define NEW_MAGIC "glibc-ld.so.cache1.1"
 #define OLD_MAGIC "ld.so-1.7.0"
@@ -15,20 +16,6 @@
 #define NEW_ENTRY 24
 #define OLD_HEADER 16 /* magic[11], padding, u32 nlibs */
 #define OLD_ENTRY 12
-
-static uint32_t rd32(const char *p)
-{
-    uint32_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static uint64_t rd64(const char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
 
 /* The NUL-terminated string at base+off, or NULL when it does not end inside the buffer. */
 static const char *str_at(const char *buf, size_t size, size_t base, uint64_t off)
@@ -43,7 +30,7 @@ static int parse_new(const char *buf, size_t size, size_t at, sc_ldcache *cache,
 {
     if (size < at || size - at < NEW_HEADER || memcmp(buf + at, NEW_MAGIC, 20) != 0)
         return sc_error_set(err, -EINVAL, "not a glibc ld.so.cache (bad magic or truncated)");
-    uint64_t n = rd32(buf + at + 20);
+    uint64_t n = sc_rd32(buf + at + 20);
     if (n > (size - at - NEW_HEADER) / NEW_ENTRY)
         return sc_error_set(err, -EINVAL, "ld.so.cache claims %llu entries, more than fit",
                             (unsigned long long)n);
@@ -53,10 +40,10 @@ static int parse_new(const char *buf, size_t size, size_t at, sc_ldcache *cache,
     for (uint64_t i = 0; i < n; i++) {
         const char *e = buf + at + NEW_HEADER + i * NEW_ENTRY;
         sc_ldcache_entry *out = &cache->entries[cache->count];
-        out->flags = (int32_t)rd32(e);
-        out->key = str_at(buf, size, at, rd32(e + 4));
-        out->value = str_at(buf, size, at, rd32(e + 8));
-        out->hwcap = rd64(e + 16);
+        out->flags = (int32_t)sc_rd32(e);
+        out->key = str_at(buf, size, at, sc_rd32(e + 4));
+        out->value = str_at(buf, size, at, sc_rd32(e + 8));
+        out->hwcap = sc_rd64(e + 16);
         if (out->key && out->value)
             cache->count++;
     }
@@ -67,7 +54,7 @@ static int parse_old(const char *buf, size_t size, sc_ldcache *cache, sc_error *
 {
     if (size < OLD_HEADER)
         return sc_error_set(err, -EINVAL, "ld.so.cache truncated");
-    uint64_t n = rd32(buf + 12);
+    uint64_t n = sc_rd32(buf + 12);
     if (n > (size - OLD_HEADER) / OLD_ENTRY)
         return sc_error_set(err, -EINVAL, "ld.so.cache claims %llu entries, more than fit",
                             (unsigned long long)n);
@@ -84,9 +71,9 @@ static int parse_old(const char *buf, size_t size, sc_ldcache *cache, sc_error *
     for (uint64_t i = 0; i < n; i++) {
         const char *e = buf + OLD_HEADER + i * OLD_ENTRY;
         sc_ldcache_entry *out = &cache->entries[cache->count];
-        out->flags = (int32_t)rd32(e);
-        out->key = str_at(buf, size, end, rd32(e + 4));
-        out->value = str_at(buf, size, end, rd32(e + 8));
+        out->flags = (int32_t)sc_rd32(e);
+        out->key = str_at(buf, size, end, sc_rd32(e + 4));
+        out->value = str_at(buf, size, end, sc_rd32(e + 8));
         if (out->key && out->value)
             cache->count++;
     }

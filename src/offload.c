@@ -12,6 +12,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "sc_bytes.h"
+
 #define BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__"
 #define BUNDLE_MAGIC_LEN 24
 #define CCOB_MAGIC "CCOB"
@@ -19,27 +21,6 @@
 #define MAX_ID 4096
 #define PREFIX (1u << 20)
 #define NV_MAGIC 0xBA55ED50u
-
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static uint16_t rd16(const uint8_t *p)
-{
-    uint16_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
 
 static void note_problem(sc_offload_list *out, const char *what)
 {
@@ -91,43 +72,53 @@ const char *sc_offload_target_of_id(const char *id, char *buf, size_t size)
     return buf;
 }
 
+/* Reads the entry table row at *pos of a bundle: adds its target and widens *extent to the end
+ * of its code object. False when the table cannot go on (truncated, or an id past the end). */
+static bool read_bundle_entry(const uint8_t *buf, size_t avail, uint64_t declared, size_t *pos,
+                              uint64_t *extent, sc_offload_list *out)
+{
+    if (avail - *pos < 24) {
+        note_problem(out, "offload bundle entry table truncated");
+        return false;
+    }
+    const uint8_t *row = buf + *pos;
+    uint64_t off = sc_rd64(row), sz = sc_rd64(row + 8), len = sc_rd64(row + 16);
+    *pos += 24;
+    if (len > MAX_ID || len > avail - *pos) {
+        note_problem(out, "offload bundle entry id past the end");
+        return false;
+    }
+    if (off > declared || sz > declared - off) {
+        note_problem(out, "offload bundle entry past the end of its bundle");
+        *pos += len;
+        return true;
+    }
+    char id[MAX_ID + 1], target[MAX_ID + 1];
+    memcpy(id, buf + *pos, len);
+    id[len] = '\0';
+    *pos += len;
+    if (off + sz > *extent)
+        *extent = off + sz;
+    if (sc_offload_target_of_id(id, target, sizeof target))
+        add_target(out, target);
+    return true;
+}
+
 int sc_offload_parse_bundle(const uint8_t *buf, size_t avail, uint64_t declared,
                             sc_offload_list *out, uint64_t *end)
 {
     *end = 0;
     if (avail < BUNDLE_MAGIC_LEN + 8 || memcmp(buf, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN) != 0)
         return -EINVAL;
-    uint64_t n = rd64(buf + BUNDLE_MAGIC_LEN), extent = 0;
+    uint64_t n = sc_rd64(buf + BUNDLE_MAGIC_LEN), extent = 0;
     size_t pos = BUNDLE_MAGIC_LEN + 8;
     if (n > MAX_ENTRIES || n > (avail - pos) / 24) {
         note_problem(out, "offload bundle with an impossible entry count");
         n = n > MAX_ENTRIES ? MAX_ENTRIES : n;
     }
-    for (uint64_t i = 0; i < n; i++) {
-        if (avail - pos < 24) {
-            note_problem(out, "offload bundle entry table truncated");
+    for (uint64_t i = 0; i < n; i++)
+        if (!read_bundle_entry(buf, avail, declared, &pos, &extent, out))
             break;
-        }
-        uint64_t off = rd64(buf + pos), sz = rd64(buf + pos + 8), len = rd64(buf + pos + 16);
-        pos += 24;
-        if (len > MAX_ID || len > avail - pos) {
-            note_problem(out, "offload bundle entry id past the end");
-            break;
-        }
-        if (off > declared || sz > declared - off) {
-            note_problem(out, "offload bundle entry past the end of its bundle");
-            pos += len;
-            continue;
-        }
-        char id[MAX_ID + 1], target[MAX_ID + 1];
-        memcpy(id, buf + pos, len);
-        id[len] = '\0';
-        pos += len;
-        if (off + sz > extent)
-            extent = off + sz;
-        if (sc_offload_target_of_id(id, target, sizeof target))
-            add_target(out, target);
-    }
     *end = extent > pos ? extent : pos;
     out->bundles++;
     return 0;
@@ -172,16 +163,16 @@ static int ccob_header(const uint8_t *buf, size_t size, int *method, size_t *dat
 {
     if (size < 8 || memcmp(buf, CCOB_MAGIC, 4) != 0)
         return -EINVAL;
-    uint16_t version = rd16(buf + 4);
-    *method = rd16(buf + 6);
+    uint16_t version = sc_rd16(buf + 4);
+    *method = sc_rd16(buf + 6);
     if (*method != 0 && *method != 1)
         return -ENOTSUP;
     if (version == 1 && size >= 20) {
-        *raw = rd32(buf + 8), *total = 0, *data_at = 20;
+        *raw = sc_rd32(buf + 8), *total = 0, *data_at = 20;
     } else if (version == 2 && size >= 24) {
-        *total = rd32(buf + 8), *raw = rd32(buf + 12), *data_at = 24;
+        *total = sc_rd32(buf + 8), *raw = sc_rd32(buf + 12), *data_at = 24;
     } else if (version == 3 && size >= 32) {
-        *total = rd64(buf + 8), *raw = rd64(buf + 16), *data_at = 32;
+        *total = sc_rd64(buf + 8), *raw = sc_rd64(buf + 16), *data_at = 32;
     } else {
         return version >= 1 && version <= 3 ? -EINVAL : -ENOTSUP;
     }
@@ -269,9 +260,9 @@ int sc_offload_parse_hip(const uint8_t *buf, size_t size, sc_offload_list *out)
 /* Reads one NVIDIA fat binary's entries; returns its extent or 0 when malformed. */
 static uint64_t parse_nv_one(const uint8_t *buf, size_t size, sc_offload_list *out)
 {
-    if (size < 16 || rd32(buf) != NV_MAGIC)
+    if (size < 16 || sc_rd32(buf) != NV_MAGIC)
         return 0;
-    uint64_t hsize = rd16(buf + 6), fat = rd64(buf + 8);
+    uint64_t hsize = sc_rd16(buf + 6), fat = sc_rd64(buf + 8);
     if (hsize < 16 || hsize > size || fat > size - hsize) {
         note_problem(out, "NVIDIA fat binary larger than its section");
         return 0;
@@ -279,9 +270,9 @@ static uint64_t parse_nv_one(const uint8_t *buf, size_t size, sc_offload_list *o
     uint64_t pos = hsize, end = hsize + fat;
     for (int i = 0; i < MAX_ENTRIES && end - pos >= 32; i++) {
         const uint8_t *e = buf + pos;
-        uint16_t kind = rd16(e);
-        uint64_t eh = rd32(e + 4), esz = rd64(e + 8);
-        uint32_t arch = rd32(e + 28);
+        uint16_t kind = sc_rd16(e);
+        uint64_t eh = sc_rd32(e + 4), esz = sc_rd64(e + 8);
+        uint32_t arch = sc_rd32(e + 28);
         if (eh < 32 || eh > end - pos || esz > end - pos - eh) {
             note_problem(out, "NVIDIA fat binary entry past the end");
             break;
@@ -313,70 +304,8 @@ int sc_offload_parse_nv(const uint8_t *buf, size_t size, sc_offload_list *out)
         /* the next fat binary starts at the next 8-byte boundary, after any padding */
         size_t skipped = 0;
         while (pos < size && skipped < 64 &&
-               (pos % 8 != 0 || (size - pos >= 4 && rd32(buf + pos) != NV_MAGIC)))
+               (pos % 8 != 0 || (size - pos >= 4 && sc_rd32(buf + pos) != NV_MAGIC)))
             pos++, skipped++;
     }
     return count;
-}
-
-/* Splits "gfx90a:sramecc+:xnack-" into its processor length and looks up feature f's sign
- * ('+', '-', or 0 when unspecified). */
-static char feature_sign(const char *arch, const char *f)
-{
-    size_t fl = strlen(f);
-    for (const char *p = strchr(arch, ':'); p; p = strchr(p + 1, ':'))
-        if (strncmp(p + 1, f, fl) == 0 && (p[1 + fl] == '+' || p[1 + fl] == '-'))
-            return p[1 + fl];
-    return 0;
-}
-
-bool sc_offload_amd_match(const char *code, const char *device)
-{
-    size_t cl = strcspn(code, ":"), dl = strcspn(device, ":");
-    if (cl != dl || strncmp(code, device, cl) != 0)
-        return false;
-    for (const char *p = strchr(code, ':'); p; p = strchr(p + 1, ':')) {
-        size_t fl = strcspn(p + 1, ":");
-        if (fl < 2)
-            continue;
-        char feature[32];
-        snprintf(feature, sizeof feature, "%.*s", (int)(fl - 1), p + 1);
-        char want = p[fl], have = feature_sign(device, feature);
-        if (have && have != want)
-            return false;
-    }
-    return true;
-}
-
-/* The number of an "sm_86" / "compute_86" target; -1 when not one. `suffix` gets an arch-specific
- * letter ("sm_90a"). */
-static int cuda_number(const char *s, const char *prefix, char *suffix)
-{
-    size_t pl = strlen(prefix);
-    if (strncmp(s, prefix, pl) != 0)
-        return -1;
-    char *end;
-    long v = strtol(s + pl, &end, 10);
-    if (end == s + pl || v <= 0 || v > 10000)
-        return -1;
-    *suffix = *end;
-    return (int)v;
-}
-
-sc_cuda_match sc_offload_cuda_match(const sc_offload_list *list, const char *device)
-{
-    char dsuf = 0, suf = 0;
-    int dev = cuda_number(device, "sm_", &dsuf);
-    if (dev < 0)
-        return SC_CUDA_NO_CODE;
-    sc_cuda_match best = SC_CUDA_NO_CODE;
-    for (int i = 0; i < list->count; i++) {
-        int v = cuda_number(list->targets[i], "sm_", &suf);
-        if (v > 0 && v / 10 == dev / 10 && (suf ? v == dev : v % 10 <= dev % 10))
-            return SC_CUDA_CUBIN;
-        v = cuda_number(list->targets[i], "compute_", &suf);
-        if (v > 0 && !suf && v <= dev)
-            best = SC_CUDA_PTX_ONLY;
-    }
-    return best;
 }

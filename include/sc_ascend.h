@@ -1,0 +1,51 @@
+/* The text the Ascend driver, firmware and CANN packages install, parsed from buffers (kept apart
+ * from I/O so fuzz targets drive them): the Key=value version.info and *_install.info files, the
+ * driver's compatible_version_fw range, dotted version comparison, and the kernel-log lines of the
+ * davinci/devdrv/hdc drivers that report a problem. */
+#ifndef SC_ASCEND_H
+#define SC_ASCEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SC_ASCEND_KMSG_KEEP 5
+#define SC_ASCEND_KMSG_LINE_MAX 240
+#define SC_ASCEND_MAX_COMPONENTS 16 /* a version with more dotted parts is not a version */
+
+/* Looks up key (case-insensitive) in "key=value" lines; copies the value, trimmed and unquoted,
+ * into buf. Returns true only for a non-empty value of printable ASCII that fits. */
+bool sc_ascend_info_get(const char *text, const char *key, char *buf, size_t size);
+
+/* Compares the dotted versions a and b ("25.0.rc1.1", "7.7.0.1.231", "8.0.RC3") component by
+ * component, numbers as numbers; a pre-release part (alpha < beta < rc, any case, "rc1" or "0rc1")
+ * sorts before the plain release. When ncomp > 0 only the first ncomp components count (so a
+ * range bound "7.7.99" covers 7.7.99.x). Sets *cmp to -1, 0 or 1; returns 0, or -EINVAL when
+ * either is not a version. */
+int sc_ascend_version_cmp(const char *a, const char *b, size_t ncomp, int *cmp);
+/* The number of components of version v, 0 when it is not a version. */
+size_t sc_ascend_version_parts(const char *v);
+
+/* Whether firmware version fw lies in one of the driver's compatible_version_fw ranges:
+ * "[7.0.0,7.7.99]" or several "[a,b],[c,d]" ("[a]" alone means a). Each bound counts to its own
+ * number of components. The ranges, as read, go to ranges ("7.0.0-7.7.99, ..."). Returns 1 inside,
+ * 0 outside, -EINVAL when the text holds no well-formed range or fw is not a version. */
+int sc_ascend_fw_in_range(const char *range_text, const char *fw, char *ranges, size_t size);
+
+/* One kernel-log line of the Ascend drivers that reports a problem. */
+typedef struct {
+    char line[SC_ASCEND_KMSG_LINE_MAX]; /* the message, escaped, cut to fit */
+} sc_ascend_kmsg_match;
+
+typedef struct {
+    sc_ascend_kmsg_match first[SC_ASCEND_KMSG_KEEP];
+    size_t kept;
+    size_t total; /* all matching lines */
+    size_t lines; /* lines scanned */
+} sc_ascend_kmsg_result;
+
+/* Scans len bytes of kernel-log text (kmsg records or syslog lines; NUL bytes allowed) for lines
+ * that mention davinci, ascend, devdrv, devmm, hdcdrv or hisi_hdc and an error word (error, fail,
+ * timeout, abnormal, fault, exception, heartbeat lost, panic). */
+void sc_ascend_kmsg_scan(const char *buf, size_t len, sc_ascend_kmsg_result *out);
+
+#endif

@@ -1,0 +1,41 @@
+/* The steps of the framework.torch probe: the passive facts (interpreter, torch's metadata), the
+ * import in an isolated child, and the checks on what the child reported. */
+#ifndef SC_TORCH_H
+#define SC_TORCH_H
+
+#include <stdbool.h>
+
+#include "sc_json.h"
+#include "sc_probe.h"
+#include "sc_python.h"
+
+/* The interpreter's facts and torch's metadata into res->facts (offline: the installations found
+ * in the root). static_first derives the interpreter from its files when it can. Returns info
+ * (caller frees) when the interpreter was found, else NULL with facts.python null and err
+ * filled. */
+sc_python_info *sc_torch_collect_passive(const sc_ctx *ctx, sc_result *res, bool static_first,
+                                         sc_error *err);
+
+/* Imports torch in an isolated child with a deadline of timeout_s; returns the child's
+ * {mode, result|error} or NULL with res marked (crash, timeout, error). */
+cJSON *sc_torch_run_import(const sc_ctx *ctx, sc_result *res, const sc_python_info *info,
+                           double timeout_s);
+
+/* Moves the child's answer into res->facts and adds the findings it calls for. */
+void sc_torch_check_result(const sc_ctx *ctx, sc_result *res, const sc_python_info *info,
+                           cJSON *child);
+
+/* Findings on an imported torch: CPU-only build beside a GPU runtime, no device, another runtime
+ * than the runtime layer's, devices without code in its arch list. */
+void sc_torch_check_build(const sc_ctx *ctx, sc_result *res, const cJSON *torch);
+/* A finding when the device round trip (facts.round_trip) gave wrong values. */
+void sc_torch_check_round_trip(sc_result *res, const cJSON *rt);
+
+/* torch.not-installed, naming the interpreters that do have torch. */
+void sc_torch_report_not_installed(const sc_ctx *ctx, sc_result *res, const sc_python_info *info);
+/* torch.import-failed (module "torch") or torch.module-import-failed, with the libraries layer's
+ * analysis of the file the loader error names added to err_obj. */
+void sc_torch_report_import_failed(const sc_ctx *ctx, sc_result *res, cJSON *err_obj,
+                                   const char *module);
+
+#endif

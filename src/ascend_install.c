@@ -1,0 +1,175 @@
+/* The Ascend install inventory: install directory, CANN toolkits and their versions in the old
+ * (ascend-toolkit/latest) and CANN 8.5+ (cann[-X.Y.Z]) layouts, and the libascendcl.so the loader
+ * would pick, found by the loader's own search (sc_ldresolve) without loading anything. */
+#include "sc_ascend_install.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sc_ascend.h"
+#include "sc_ldresolve.h"
+#include "sc_probe.h"
+#include "sc_util.h"
+
+static const char *const arches[] = {"x86_64", "aarch64", NULL};
+
+bool sc_ascend_install_dir(const sc_root *root, char *buf, size_t size)
+{
+    char *text = NULL;
+    bool said = sc_root_read(root, "/etc/ascend_install.info", &text, 64 * 1024) >= 0 &&
+                sc_ascend_info_get(text, "Driver_Install_Path_Param", buf, size) && buf[0] == '/';
+    free(text);
+    if (!said)
+        snprintf(buf, size, "%s", SC_ASCEND_DEFAULT_DIR);
+    return said;
+}
+
+/* Reads dir/<arch>-linux/ascend_toolkit_install.info, else dir/runtime/version.info (CANN 8.5+
+ * also keeps Version= there); false when neither names a version. */
+static bool read_toolkit(const sc_root *root, const char *dir, sc_ascend_toolkit *tk)
+{
+    char *text = NULL;
+    for (size_t i = 0; arches[i]; i++) {
+        sc_fmt(tk->info, sizeof tk->info, "%s/%s-linux/ascend_toolkit_install.info", dir,
+               arches[i]);
+        if (sc_root_read(root, tk->info, &text, 64 * 1024) >= 0 &&
+            sc_ascend_info_get(text, "version", tk->version, sizeof tk->version)) {
+            if (!sc_ascend_info_get(text, "package_name", tk->package, sizeof tk->package))
+                tk->package[0] = '\0';
+            if (!sc_ascend_info_get(text, "arch", tk->arch, sizeof tk->arch))
+                snprintf(tk->arch, sizeof tk->arch, "%s", arches[i]);
+            free(text);
+            return true;
+        }
+        free(text);
+        text = NULL;
+    }
+    sc_fmt(tk->info, sizeof tk->info, "%s/runtime/version.info", dir);
+    bool ok = sc_root_read(root, tk->info, &text, 64 * 1024) >= 0 &&
+              sc_ascend_info_get(text, "Version", tk->version, sizeof tk->version);
+    free(text);
+    return ok;
+}
+
+static void add_toolkit(const sc_root *root, const char *dir, sc_ascend_toolkits *out)
+{
+    char real[PATH_MAX];
+    if (out->count >= SC_ASCEND_MAX_TOOLKITS ||
+        sc_root_realpath(root, dir, real, sizeof real) < 0 || !sc_root_exists(root, real))
+        return;
+    for (int i = 0; i < out->count; i++)
+        if (strcmp(out->items[i].root, real) == 0)
+            return;
+    sc_ascend_toolkit *tk = &out->items[out->count];
+    memset(tk, 0, sizeof *tk);
+    snprintf(tk->root, sizeof tk->root, "%s", real);
+    snprintf(tk->via, sizeof tk->via, "%s", dir);
+    if (read_toolkit(root, real, tk))
+        out->count++;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* base/cann and base/cann-X.Y.Z (CANN 8.5+), in name order. */
+static void scan_cann_dirs(const sc_root *root, const char *base, sc_ascend_toolkits *out)
+{
+    DIR *d = sc_root_opendir(root, base);
+    if (!d)
+        return;
+    char *names[32];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 32)
+        if ((strcmp(e->d_name, "cann") == 0 || strncmp(e->d_name, "cann-", 5) == 0) &&
+            (names[n] = strdup(e->d_name)))
+            n++;
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_names);
+    for (int i = 0; i < n; i++) {
+        char path[PATH_MAX];
+        if (sc_fmt(path, sizeof path, "%s/%s", base, names[i]))
+            add_toolkit(root, path, out);
+        free(names[i]);
+    }
+}
+
+static void collect_under(const sc_root *root, const char *base, sc_ascend_toolkits *out)
+{
+    char path[PATH_MAX];
+    if (sc_fmt(path, sizeof path, "%s/ascend-toolkit/latest", base))
+        add_toolkit(root, path, out);
+    scan_cann_dirs(root, base, out);
+}
+
+void sc_ascend_toolkits_collect(const sc_root *root, const char *install_dir,
+                                sc_ascend_toolkits *out)
+{
+    memset(out, 0, sizeof *out);
+    collect_under(root, install_dir, out);
+    if (strcmp(install_dir, SC_ASCEND_DEFAULT_DIR) != 0)
+        collect_under(root, SC_ASCEND_DEFAULT_DIR, out);
+}
+
+static cJSON *toolkit_json(const sc_ascend_toolkit *tk)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "version", tk->version);
+    cJSON_AddStringToObject(o, "path", tk->root);
+    cJSON_AddStringToObject(o, "via", tk->via);
+    cJSON_AddStringToObject(o, "info", tk->info);
+    sc_fact_str(o, "package_name", tk->package[0] ? tk->package : NULL, "not in the info file");
+    sc_fact_str(o, "arch", tk->arch[0] ? tk->arch : NULL, "not in the info file");
+    return o;
+}
+
+void sc_ascend_toolkits_facts(cJSON *facts, const sc_ascend_toolkits *tks)
+{
+    cJSON *arr = cJSON_AddArrayToObject(facts, "toolkits");
+    for (int i = 0; i < tks->count && arr; i++)
+        cJSON_AddItemToArray(arr, toolkit_json(&tks->items[i]));
+    if (tks->count)
+        cJSON_AddItemToObject(facts, "toolkit", toolkit_json(&tks->items[0]));
+    else
+        sc_fact_null(facts, "toolkit",
+                     "no ascend-toolkit/latest or cann*/ with a version file under the install "
+                     "directory");
+}
+
+void sc_ascend_pick_library(const sc_root *root, const char *ld_library_path, sc_ascend_lib_pick *p)
+{
+    memset(p, 0, sizeof *p);
+    sc_ldcache cache;
+    sc_error err = {0};
+    bool have_cache = sc_ldcache_load(root, &cache, &err) == 0;
+    sc_ld_object main_obj = {.name = "the program", .origin = "/"};
+#if defined(__aarch64__)
+    uint16_t machine = EM_AARCH64;
+#else
+    uint16_t machine = EM_X86_64;
+#endif
+    sc_ldresolver r = {.root = root,
+                       .ld_library_path = ld_library_path,
+                       .cache = have_cache ? &cache : NULL,
+                       .main = &main_obj,
+                       .elf_class = ELFCLASS64,
+                       .machine = machine};
+    sc_ld_hit hit;
+    if (sc_ldresolve(&r, &main_obj, "libascendcl.so", &hit) == 0) {
+        p->found = true;
+        snprintf(p->path, sizeof p->path, "%s", hit.path);
+        if (sc_root_realpath(root, hit.path, p->realpath, sizeof p->realpath) < 0)
+            snprintf(p->realpath, sizeof p->realpath, "%s", hit.path);
+        snprintf(p->found_via, sizeof p->found_via, "%s", sc_found_via_name(hit.via));
+        if (hit.fd >= 0)
+            close(hit.fd);
+    }
+    if (have_cache)
+        sc_ldcache_free(&cache);
+}

@@ -1,0 +1,267 @@
+/* The lists in a probe's facts, compared item by item: devices (matched by PCI address, else by
+ * place), loaded libraries (matched by name; what differs is the root they came from), install
+ * roots and the files of the libraries layer. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sc_diff.h"
+
+#define LIST_MAX 4096 /* items of one list compared; beyond that a snapshot is not a real one */
+
+/* A device's identity: its PCI address when it has one, else its place in the list. */
+static void device_key(const cJSON *dev, int index, char *buf, size_t size)
+{
+    static const char *const keys[] = {"pci_address", "pci_bus_id", "pci", "uuid"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *v = cJSON_GetStringValue(sc_diff_get(dev, keys[i]));
+        if (v) {
+            snprintf(buf, size, "%.100s", v);
+            return;
+        }
+    }
+    snprintf(buf, size, "#%d", index);
+}
+
+static const cJSON *find_device(const cJSON *list, const char *key)
+{
+    const cJSON *dev;
+    int i = 0;
+    cJSON_ArrayForEach (dev, list) {
+        char k[128];
+        if (i >= LIST_MAX)
+            break;
+        device_key(dev, i++, k, sizeof k);
+        if (strcmp(k, key) == 0)
+            return dev;
+    }
+    return NULL;
+}
+
+/* Facts of a device that change while nothing changes: ids of a boot, memory in use. */
+static bool volatile_key(const char *key)
+{
+    static const char *const skip[] = {"gpu_id", "node", "render_node", "unavailable", "free",
+                                       "used",   "_ms",  "processes",   "pid"};
+    for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
+        if (strstr(key, skip[i]))
+            return true;
+    return false;
+}
+
+static void compare_device(sc_diff_acc *acc, const char *area, const char *label, const cJSON *da,
+                           const cJSON *db)
+{
+    const cJSON *item;
+    cJSON_ArrayForEach (item, da) {
+        if (!item->string || volatile_key(item->string) || cJSON_IsObject(item) ||
+            cJSON_IsArray(item))
+            continue;
+        char what[600];
+        snprintf(what, sizeof what, "%.400s %.100s", label, item->string);
+        sc_diff_compare(acc, area, what, item, sc_diff_get(db, item->string));
+    }
+}
+
+/* What a person recognises a device by: its name and architecture. */
+static cJSON *device_summary(const cJSON *dev)
+{
+    static const char *const keys[] = {"name", "marketing_name", "gfx_target", "arch", "vendor"};
+    cJSON *o = cJSON_CreateObject();
+    for (size_t i = 0; o && i < sizeof keys / sizeof keys[0]; i++) {
+        const cJSON *v = sc_diff_get(dev, keys[i]);
+        if (cJSON_IsString(v))
+            cJSON_AddStringToObject(o, keys[i], v->valuestring);
+    }
+    return o;
+}
+
+/* Devices one side has and the other lacks, by key. */
+static void devices_only_in(sc_diff_acc *acc, const char *probe, const cJSON *mine,
+                            const cJSON *theirs, bool mine_is_b)
+{
+    const cJSON *dev;
+    int i = 0;
+    cJSON_ArrayForEach (dev, mine) {
+        char key[128], what[300];
+        if (i >= LIST_MAX || !cJSON_IsObject(dev))
+            break;
+        device_key(dev, i++, key, sizeof key);
+        if (find_device(theirs, key))
+            continue;
+        snprintf(what, sizeof what, "%s device %s", probe, key);
+        cJSON *summary = device_summary(dev);
+        sc_diff_change(acc, "devices", what, mine_is_b ? NULL : summary, mine_is_b ? summary : NULL,
+                       true);
+        cJSON_Delete(summary);
+    }
+}
+
+static void diff_device_list(sc_diff_acc *acc, const char *probe, const char *path, const cJSON *la,
+                             const cJSON *lb)
+{
+    if (!cJSON_IsArray(la) && !cJSON_IsArray(lb))
+        return;
+    cJSON na = {.type = cJSON_Number}, nb = {.type = cJSON_Number};
+    cJSON_SetNumberValue(&na, cJSON_IsArray(la) ? cJSON_GetArraySize(la) : 0);
+    cJSON_SetNumberValue(&nb, cJSON_IsArray(lb) ? cJSON_GetArraySize(lb) : 0);
+    char what[300];
+    snprintf(what, sizeof what, "%s %s count", probe, path);
+    sc_diff_compare(acc, "devices", what, &na, &nb);
+    const cJSON *dev, *list_a = cJSON_IsArray(la) ? la : NULL;
+    int i = 0;
+    cJSON_ArrayForEach (dev, list_a) {
+        char key[128];
+        if (i >= LIST_MAX || !cJSON_IsObject(dev))
+            break;
+        device_key(dev, i++, key, sizeof key);
+        const cJSON *other = find_device(lb, key);
+        snprintf(what, sizeof what, "%s device %s", probe, key);
+        if (other)
+            compare_device(acc, "devices", what, dev, other);
+    }
+    devices_only_in(acc, probe, list_a, cJSON_IsArray(lb) ? lb : NULL, false);
+    devices_only_in(acc, probe, cJSON_IsArray(lb) ? lb : NULL, list_a, true);
+}
+
+/* Libraries by name: where each was loaded from (its root and real path). */
+static void diff_library_list(sc_diff_acc *acc, const char *probe, const char *path,
+                              const cJSON *la, const cJSON *lb, bool b_only)
+{
+    const cJSON *lib, *other, *mine = b_only ? lb : la, *theirs = b_only ? la : lb;
+    int i = 0;
+    cJSON_ArrayForEach (lib, mine) {
+        const char *name = cJSON_GetStringValue(sc_diff_get(lib, "name"));
+        if (i++ >= LIST_MAX || !name)
+            continue;
+        const cJSON *match = NULL;
+        cJSON_ArrayForEach (other, theirs) {
+            const char *n = cJSON_GetStringValue(sc_diff_get(other, "name"));
+            if (n && strcmp(n, name) == 0 && (match = other))
+                break;
+        }
+        char what[400];
+        snprintf(what, sizeof what, "%s %s %.150s", probe, path, name);
+        if (!match)
+            sc_diff_change(acc, "libraries", what, b_only ? NULL : lib, b_only ? lib : NULL, true);
+        else if (!b_only) {
+            sc_diff_compare(acc, "libraries", what, sc_diff_get(lib, "root"),
+                            sc_diff_get(match, "root"));
+            sc_diff_compare(acc, "libraries", what, sc_diff_get(lib, "realpath"),
+                            sc_diff_get(match, "realpath"));
+        }
+    }
+}
+
+static const char *const install_keys[] = {"kind", "version", "hip_version"};
+
+static const char *install_path(const cJSON *inst)
+{
+    const char *p = cJSON_GetStringValue(sc_diff_get(inst, "path"));
+    return p ? p : cJSON_GetStringValue(sc_diff_get(inst, "root"));
+}
+
+/* Installed roots by path: added, removed, or another version. */
+static void diff_installs(sc_diff_acc *acc, const char *probe, const cJSON *la, const cJSON *lb,
+                          bool b_only)
+{
+    const cJSON *inst, *other, *mine = b_only ? lb : la, *theirs = b_only ? la : lb;
+    cJSON_ArrayForEach (inst, mine) {
+        const char *path = install_path(inst);
+        const cJSON *match = NULL;
+        if (!path)
+            continue;
+        cJSON_ArrayForEach (other, theirs) {
+            const char *p = install_path(other);
+            if (p && strcmp(p, path) == 0 && (match = other))
+                break;
+        }
+        char what[400];
+        snprintf(what, sizeof what, "%s install %.200s", probe, path);
+        if (!match) {
+            sc_diff_change(acc, "installs", what, b_only ? NULL : inst, b_only ? inst : NULL, true);
+            continue;
+        }
+        for (size_t i = 0; !b_only && i < sizeof install_keys / sizeof install_keys[0]; i++) {
+            char field[480];
+            snprintf(field, sizeof field, "%s %s", what, install_keys[i]);
+            sc_diff_compare(acc, "installs", field, sc_diff_get(inst, install_keys[i]),
+                            sc_diff_get(match, install_keys[i]));
+        }
+    }
+}
+
+/* A checked file's identity across nodes: its soname, else its path. */
+static const char *file_key(const cJSON *file)
+{
+    const char *k = cJSON_GetStringValue(sc_diff_get(file, "soname"));
+    return k ? k : cJSON_GetStringValue(sc_diff_get(file, "path"));
+}
+
+static const cJSON *find_file(const cJSON *files, const char *key)
+{
+    const cJSON *f;
+    int i = 0;
+    cJSON_ArrayForEach (f, files) {
+        const char *k = file_key(f);
+        if (i++ >= LIST_MAX)
+            break;
+        if (k && strcmp(k, key) == 0)
+            return f;
+    }
+    return NULL;
+}
+
+/* The libraries layer's files[] {soname, root, realpath, libraries[]}: where each file and each
+ * library it loads came from. */
+static void diff_files(sc_diff_acc *acc, const char *probe, const cJSON *fa, const cJSON *fb)
+{
+    const cJSON *la = sc_diff_get(fa, "files"), *lb = sc_diff_get(fb, "files"), *file;
+    int i = 0;
+    if (!cJSON_IsArray(la) || !cJSON_IsArray(lb))
+        return;
+    cJSON_ArrayForEach (file, la) {
+        const char *key = file_key(file);
+        const cJSON *other = key ? find_file(lb, key) : NULL;
+        if (i++ >= LIST_MAX)
+            break;
+        if (!other)
+            continue;
+        char what[400], label[300];
+        snprintf(what, sizeof what, "%s file %.200s", probe, key);
+        sc_diff_compare(acc, "libraries", what, sc_diff_get(file, "root"),
+                        sc_diff_get(other, "root"));
+        snprintf(label, sizeof label, "%.200s needs", key);
+        const cJSON *xa = sc_diff_get(file, "libraries"), *xb = sc_diff_get(other, "libraries");
+        xa = cJSON_IsArray(xa) ? xa : NULL;
+        xb = cJSON_IsArray(xb) ? xb : NULL;
+        diff_library_list(acc, probe, label, xa, xb, false);
+        diff_library_list(acc, probe, label, xa, xb, true);
+    }
+}
+
+void sc_diff_probe_lists(sc_diff_acc *acc, const char *probe, const cJSON *fa, const cJSON *fb)
+{
+    char label[64];
+    static const char *const devices[] = {"devices", "torch/devices"};
+    static const char *const libraries[] = {"mapped_libraries", "torch/mapped_libraries",
+                                            "libraries"};
+    for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
+        snprintf(label, sizeof label, "%s", devices[i]);
+        sc_diff_dotted(label);
+        diff_device_list(acc, probe, label, sc_diff_path(fa, devices[i]),
+                         sc_diff_path(fb, devices[i]));
+    }
+    for (size_t i = 0; i < sizeof libraries / sizeof libraries[0]; i++) {
+        const cJSON *la = sc_diff_path(fa, libraries[i]), *lb = sc_diff_path(fb, libraries[i]);
+        snprintf(label, sizeof label, "%s", libraries[i]);
+        sc_diff_dotted(label);
+        diff_library_list(acc, probe, label, cJSON_IsArray(la) ? la : NULL,
+                          cJSON_IsArray(lb) ? lb : NULL, false);
+        diff_library_list(acc, probe, label, cJSON_IsArray(la) ? la : NULL,
+                          cJSON_IsArray(lb) ? lb : NULL, true);
+    }
+    const cJSON *ia = sc_diff_get(fa, "installs"), *ib = sc_diff_get(fb, "installs");
+    diff_installs(acc, probe, cJSON_IsArray(ia) ? ia : NULL, cJSON_IsArray(ib) ? ib : NULL, false);
+    diff_installs(acc, probe, cJSON_IsArray(ia) ? ia : NULL, cJSON_IsArray(ib) ? ib : NULL, true);
+    diff_files(acc, probe, fa, fb);
+}

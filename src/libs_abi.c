@@ -1,0 +1,89 @@
+/* The link checks of a dependency tree: libraries that are missing or unreadable, and symbol
+ * versions a library requires that its provider does not define. */
+#include <string.h>
+
+#include "libs_internal.h"
+
+static const node *provider_of(const analysis *a, const char *soname)
+{
+    return sc_symset_get(&a->provided, soname);
+}
+
+/* A library found but not readable as ELF (truncated, damaged): the loader fails on it too. */
+static void report_unreadable(analysis *a, const node *n)
+{
+    sc_finding(&a->res, "libs.unreadable", SC_SEV_ERROR,
+               "reinstall the package that provides it: the file is damaged or truncated",
+               "%s (needed by %s) at %s is not a valid ELF file; its own dependencies are not "
+               "known",
+               n->name, a->nodes[n->parent]->path, n->path);
+}
+
+void sc_libs_check_missing(analysis *a)
+{
+    for (int i = 1; i < a->count; i++) {
+        const node *n = a->nodes[i];
+        if (n->found && !n->opened)
+            report_unreadable(a, n);
+        if (n->found)
+            continue;
+        const node *p = a->nodes[n->parent];
+        sc_finding(&a->res, "libs.missing-library", SC_SEV_ERROR,
+                   "install the package that provides it, or add its directory to the RUNPATH or "
+                   "LD_LIBRARY_PATH (stackcheck libs shows the search order)",
+                   "%s (needed by %s) not found: searched %s%sLD_LIBRARY_PATH, %s%s", n->name,
+                   p->path, p->ld.runpath ? "" : "RPATH chain, ",
+                   a->cfg->ld_library_path ? "" : "(unset) ", p->ld.runpath ? "RUNPATH, " : "",
+                   (p->ld.flags_1 & 0x800) ? "(DF_1_NODEFLIB: no cache or default directories)"
+                                           : "ld.so.cache and the default directories");
+    }
+}
+
+static bool defines_version(const sc_elf_info *info, const char *version)
+{
+    for (int i = 0; i < info->verdef_count; i++)
+        if (strcmp(info->verdef[i], version) == 0)
+            return true;
+    return false;
+}
+
+/* The provider's newest version of the same family ("GLIBCXX_3.4.29" for GLIBCXX_3.4.30). */
+static const char *newest_of_family(const sc_elf_info *info, const char *version)
+{
+    size_t fam = strcspn(version, "_0123456789");
+    const char *best = NULL;
+    for (int i = 0; i < info->verdef_count; i++)
+        if (strncmp(info->verdef[i], version, fam) == 0 &&
+            strcspn(info->verdef[i], "_0123456789") == fam)
+            best = info->verdef[i];
+    return best;
+}
+
+static void check_versions_of(analysis *a, const node *n)
+{
+    for (int v = 0; v < n->file->info.verneed_count; v++) {
+        const sc_elf_verneed *vn = &n->file->info.verneed[v];
+        const node *p = provider_of(a, vn->file);
+        if (!p || p == n)
+            continue;
+        for (int j = 0; j < vn->count; j++) {
+            if (vn->weak[j] || defines_version(&p->file->info, vn->names[j]))
+                continue;
+            const char *newest = newest_of_family(&p->file->info, vn->names[j]);
+            sc_finding(&a->res, "libs.missing-symbol-version", SC_SEV_ERROR,
+                       "the provider is older than the library was built against: put a newer "
+                       "one first in the search path (for GLIBCXX/CXXABI, the compiler's "
+                       "libstdc++), or rebuild the library against this one",
+                       "%s requires version %s from %s, which %s does not define%s%s%s", n->path,
+                       vn->names[j], vn->file, p->path, newest ? " (newest: " : "",
+                       newest ? newest : "", newest ? ")" : "");
+        }
+    }
+}
+
+void sc_libs_check_versions(analysis *a)
+{
+    for (int i = 0; i < a->count; i++)
+        if (a->nodes[i]->opened)
+            check_versions_of(a, a->nodes[i]);
+}

@@ -1,0 +1,59 @@
+/* Fuzz target for the Ascend text stackcheck reads from outside: version.info and install.info
+ * Key=value files, dotted versions, the driver's compatible_version_fw ranges and the Ascend
+ * drivers' kernel-log lines. The input's first line is also tried as a version and a range. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sc_ascend.h"
+
+static void check_printable(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+            __builtin_trap();
+}
+
+static void try_versions(const char *text)
+{
+    char v[64] = "", fw[64], ranges[256];
+    if (sc_ascend_info_get(text, "Version", v, sizeof v))
+        check_printable(v);
+    else
+        v[0] = '\0';
+    if (sc_ascend_info_get(text, "compatible_version_fw", fw, sizeof fw) &&
+        sc_ascend_fw_in_range(fw, v[0] ? v : "7.0.0", ranges, sizeof ranges) >= 0)
+        check_printable(ranges);
+    const char *nl = strchr(text, '\n');
+    size_t n = nl ? (size_t)(nl - text) : strlen(text);
+    char first[128];
+    if (n >= sizeof first)
+        n = sizeof first - 1;
+    memcpy(first, text, n);
+    first[n] = '\0';
+    int c, d;
+    if (sc_ascend_version_cmp(first, first, 0, &c) == 0 && c != 0)
+        __builtin_trap(); /* a version equals itself */
+    if (sc_ascend_version_cmp(first, "7.7.0", 0, &c) == 0 &&
+        (sc_ascend_version_cmp("7.7.0", first, 0, &d) != 0 || c != -d))
+        __builtin_trap(); /* and the order is antisymmetric */
+    sc_ascend_fw_in_range(first, "7.1.0", ranges, sizeof ranges);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1);
+    if (!text)
+        return 0;
+    memcpy(text, data, size);
+    text[size] = '\0';
+    try_versions(text);
+    sc_ascend_kmsg_result r;
+    sc_ascend_kmsg_scan((const char *)data, size, &r);
+    if (r.kept > SC_ASCEND_KMSG_KEEP || r.kept > r.total || r.total > r.lines)
+        __builtin_trap();
+    for (size_t i = 0; i < r.kept; i++)
+        check_printable(r.first[i].line);
+    free(text);
+    return 0;
+}
