@@ -1,7 +1,7 @@
 /* framework.torch: PyTorch in the user's own interpreter. The passive part (which Python, torch's
  * version from its metadata) runs here, in the runner's process, so it survives an import that
  * crashes or hangs; the import runs in an isolated child with its own deadline (see
- * docs/probes.md). */
+ * docs/probes.md). The steps are in src/torch_*.c; this file is the flow. */
 #include <errno.h>
 #include <stdlib.h>
 

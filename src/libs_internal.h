@@ -11,7 +11,7 @@
 #include "sc_roots.h"
 #include "sc_util.h"
 
-#define MAX_NODES 4096
+#define MAX_NODES 4096 /* objects of one tree; beyond, the tree is cut (libs.tree-too-large) */
 
 /* One object of the tree. Strings are allocated to size: a tree of libtorch has 300 objects. */
 typedef struct {
@@ -80,8 +80,8 @@ typedef struct {
 void sc_libs_cache_clear(sc_libs_cache *c);
 /* The parsed file at path (real path real, open as fd when >= 0), from the cache or parsed now
  * and cached. NULL with err filled when it cannot be read as ELF. */
-struct cached_obj *sc_libs_cache_open(analysis *a, const char *path, const char *real, int fd,
-                                      unsigned parts, sc_error *err);
+cached_obj *sc_libs_cache_open(analysis *a, const char *path, const char *real, int fd,
+                               unsigned parts, sc_error *err);
 /* Indexes o's definitions and hashes its undefined names, once per run; 0 or -ENOMEM. */
 int sc_libs_cache_index(sc_libs_cache *c, cached_obj *o);
 
@@ -90,10 +90,16 @@ int sc_libs_open_file(analysis *a, const char *path, sc_error *err);
 /* Adds every library the loader would map, breadth first. */
 void sc_libs_build_tree(analysis *a);
 
+/* The checks of a built tree; each adds its findings to a->res. */
+/* libs.missing-library and libs.unreadable: needed names not found, or found but not ELF. */
 void sc_libs_check_missing(analysis *a);
+/* libs.missing-symbol-version: a required version its provider does not define. */
 void sc_libs_check_versions(analysis *a);
+/* libs.undefined-symbol: undefined names no object of the tree defines. */
 void sc_libs_check_undefined(analysis *a);
+/* libs.mixed-roots: libraries of one GPU stack from two install roots. */
 void sc_libs_check_roots(analysis *a);
+/* libs.mixed-roots: two versions (sonames) of one library in one tree. */
 void sc_libs_check_sonames(analysis *a);
 /* The inspected file's GPU code checked against the target devices: the "offload" object. */
 cJSON *sc_libs_check_offload(analysis *a);
