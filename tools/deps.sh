@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # build
-  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
+  build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
   libcjson-dev libdrm-dev libelf-dev libzstd-dev zlib1g-dev python3-dev
   # tests
   libcmocka-dev python3-jsonschema procps
