@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "probe_harness.h"
 #include "probes.h"
 #include "sc_cuda.h"
 #include "sc_cuda_inventory.h"
@@ -232,43 +233,8 @@ static const sc_probe fake_driver = {.id = "driver.nvidia",
 static cJSON *run_cuda(const char *mode, double timeout_s, cJSON **snap)
 {
     setenv("SC_CUDASTUB_MODE", mode, 1);
-    sc_options opt;
-    sc_options_init(&opt);
-    opt.timeout_s = timeout_s;
-    sc_root root = {.dirfd = -1, .is_host = true};
-    snprintf(root.path, sizeof root.path, "/");
     const sc_probe *table[] = {&fake_driver, &sc_probe_runtime_cuda, NULL};
-    *snap = cJSON_CreateObject();
-    sc_run_probes(table, &opt, &root, *snap);
-    const cJSON *layer, *p;
-    cJSON_ArrayForEach (layer, cJSON_GetObjectItem(*snap, "layers"))
-        cJSON_ArrayForEach (p, cJSON_GetObjectItem(layer, "probes"))
-            if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(p, "id")), "runtime.cuda") == 0)
-                return (cJSON *)p;
-    fail_msg("runtime.cuda not in the snapshot");
-    return NULL;
-}
-
-static const char *str(const cJSON *o, const char *key)
-{
-    return cJSON_GetStringValue(cJSON_GetObjectItem(o, key));
-}
-
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItem(o, key);
-    assert_true(cJSON_IsNumber(v));
-    return v->valuedouble;
-}
-
-/* The finding with id in p, or NULL. */
-static const cJSON *finding(const cJSON *p, const char *id)
-{
-    const cJSON *f;
-    cJSON_ArrayForEach (f, cJSON_GetObjectItem(p, "findings"))
-        if (strcmp(str(f, "id"), id) == 0)
-            return f;
-    return NULL;
+    return sc_test_run_table(table, timeout_s, "runtime.cuda", snap);
 }
 
 static void test_stub_ok(void **state)
