@@ -49,6 +49,9 @@ bool sc_pci_class_is_accelerator(unsigned class_code)
 
 bool sc_pci_is_accelerator(const sc_pci_device *d)
 {
+    /* Huawei's display-class functions are BMC graphics (Hi171x); its NPUs are class 0x12 */
+    if (d->has_ids && d->vendor == SC_PCI_VENDOR_HUAWEI)
+        return (d->class_code >> 16) == 0x12;
     return d->has_ids && sc_pci_vendor_name(d->vendor) &&
            sc_pci_class_is_accelerator(d->class_code);
 }

@@ -86,6 +86,43 @@ static void print_finding(FILE *out, const cJSON *f, bool color, const char *ind
     }
 }
 
+/* The architecture-like name of a device fact, whichever vendor's key it has. */
+static const char *device_kind(const cJSON *dev)
+{
+    static const char *const keys[] = {"arch", "gfx_target", "soc_name", "model", "name"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (get_str(dev, keys[i]))
+            return get_str(dev, keys[i]);
+    return "?";
+}
+
+/* A passing probe's line says what it saw: "8 devices: gfx90a x8". */
+static void print_devices_summary(FILE *out, const cJSON *p)
+{
+    const cJSON *devices = cJSON_GetObjectItem(cJSON_GetObjectItem(p, "facts"), "devices");
+    int n = cJSON_GetArraySize(devices);
+    if (!cJSON_IsArray(devices) || n == 0)
+        return;
+    fprintf(out, "%d device%s:", n, n == 1 ? "" : "s");
+    const cJSON *d, *e;
+    int index = 0;
+    cJSON_ArrayForEach (d, devices) {
+        const char *kind = device_kind(d);
+        bool seen = false;
+        for (e = devices->child; e != d && !seen; e = e->next)
+            seen = strcmp(device_kind(e), kind) == 0;
+        if (seen || index++ >= 4)
+            continue;
+        int same = 0;
+        for (e = d; e; e = e->next)
+            same += strcmp(device_kind(e), kind) == 0;
+        fputc(' ', out);
+        sc_print_escaped(out, kind, 64);
+        if (same > 1)
+            fprintf(out, " x%d", same);
+    }
+}
+
 static void print_probe(FILE *out, const cJSON *p, bool color, int verbosity)
 {
     fputs("  ", out);
@@ -102,6 +139,8 @@ static void print_probe(FILE *out, const cJSON *p, bool color, int verbosity)
         sc_print_escaped(out, get_str(f, "message"), 300);
     } else if (get_str(p, "reason")) {
         sc_print_escaped(out, get_str(p, "reason"), 300);
+    } else {
+        print_devices_summary(out, p);
     }
     const cJSON *ms = cJSON_GetObjectItem(p, "duration_ms");
     if (verbosity > 0 && cJSON_IsNumber(ms))

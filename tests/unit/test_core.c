@@ -123,6 +123,27 @@ static void test_status_names(void **state)
     assert_string_equal(sc_layer_name(SC_LAYER_LIBRARIES), "libraries");
 }
 
+static void test_report_device_summary(void **state)
+{
+    (void)state;
+    cJSON *snap = cJSON_Parse(
+        "{\"tool\":{\"version\":\"0\"},\"host\":{},\"layers\":[{\"name\":\"driver\","
+        "\"status\":\"pass\",\"probes\":[{\"id\":\"driver.x\",\"status\":\"pass\",\"reason\":null,"
+        "\"findings\":[],\"facts\":{\"devices\":[{\"gfx_target\":\"gfx90a\"},{\"gfx_target\":"
+        "\"gfx90a\"},{\"arch\":\"gfx942\"}]}}]}],\"summary\":{\"status\":\"pass\","
+        "\"first_failure\":null}}");
+    assert_non_null(snap);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    sc_report_print(out, snap, false, 0);
+    fclose(out);
+    assert_non_null(strstr(text, "driver.x            3 devices: gfx90a x2 gfx942\n"));
+    assert_non_null(strstr(text, "Verdict: PASS: every layer that ran passed"));
+    free(text);
+    cJSON_Delete(snap);
+}
+
 static void test_report_escapes(void **state)
 {
     (void)state;
@@ -159,6 +180,7 @@ int main(void)
         cmocka_unit_test(test_findings_catalogue),
         cmocka_unit_test(test_status_names),
         cmocka_unit_test(test_report_escapes),
+        cmocka_unit_test(test_report_device_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

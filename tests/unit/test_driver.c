@@ -204,6 +204,10 @@ static void test_pci_vocabulary(void **state)
     assert_false(sc_pci_is_accelerator(&aspeed));
     assert_true(sc_pci_is_accelerator(&hygon));
     assert_false(sc_pci_is_accelerator(&hygon_bridge));
+    sc_pci_device huawei_bmc_vga = {.has_ids = true, .vendor = 0x19e5, .class_code = 0x030000};
+    sc_pci_device huawei_npu = {.has_ids = true, .vendor = 0x19e5, .class_code = 0x120000};
+    assert_false(sc_pci_is_accelerator(&huawei_bmc_vga));
+    assert_true(sc_pci_is_accelerator(&huawei_npu));
 }
 
 static void test_vram_sum(void **state)
