@@ -3,7 +3,7 @@
 # and on a generated 64-GPU fixture, next to rocminfo on this machine. Median of several runs
 # (hyperfine when installed, else a timed loop); the per-device cost is (t64 - t8) / 56.
 # The live run is measured twice: with the default interpreter (the python3 on PATH, which may be
-# a script wrapper such as pyenv's shim: then the gated framework inventory has to run it) and
+# a script wrapper: pyenv's shims are resolved from pyenv's files, other wrappers must be run) and
 # with --python PY (default /usr/bin/python3, an ELF binary located from its files alone); the
 # table says which way each run located its interpreter.
 # Usage: bench/bench_driver.sh [path/to/stackcheck] [runs] [PY]

@@ -215,6 +215,60 @@ static bool static_venv(const sc_root *root, const char *exe, sc_python_info *in
     return true;
 }
 
+/* The first version named in a pyenv version file ("3.11.7", or a virtualenv name), or false. */
+static bool pyenv_file_version(const sc_root *root, const char *path, char *out, size_t size)
+{
+    char *text;
+    if (sc_root_read(root, path, &text, 4096) < 0)
+        return false;
+    bool found = false;
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line && !found;
+         line = strtok_r(NULL, "\n", &save)) {
+        line += strspn(line, " \t");
+        size_t n = strcspn(line, " \t\r#");
+        found = n > 0 && line[0] != '#' && sc_fmt(out, size, "%.*s", (int)n, line);
+    }
+    free(text);
+    return found;
+}
+
+/* The version pyenv selects, in its own order: PYENV_VERSION, a .python-version in the working
+ * directory or a parent, then PYENV_ROOT/version. */
+static bool pyenv_version(const sc_root *root, const char *pyenv_root, char *out, size_t size)
+{
+    const char *env = getenv("PYENV_VERSION");
+    if (env && *env)
+        return sc_fmt(out, size, "%.*s", (int)strcspn(env, ":"), env);
+    char dir[PATH_MAX], file[PATH_MAX + 32];
+    if (getcwd(dir, sizeof dir)) {
+        for (char *slash; dir[0]; *slash = '\0') {
+            if (sc_fmt(file, sizeof file, "%s/.python-version", dir) &&
+                pyenv_file_version(root, file, out, size))
+                return true;
+            if (!(slash = strrchr(dir, '/')))
+                break;
+        }
+    }
+    return sc_fmt(file, sizeof file, "%s/version", pyenv_root) &&
+           pyenv_file_version(root, file, out, size);
+}
+
+/* A pyenv shim (PYENV_ROOT/shims/NAME, a script) resolved to the interpreter it would exec:
+ * PYENV_ROOT/versions/VERSION/bin/NAME. False for "system" or anything else. */
+static bool pyenv_shim_target(const sc_root *root, const char *shim, char *out, size_t size)
+{
+    const char *name = strrchr(shim, '/');
+    char pyenv_root[PATH_MAX], version[256];
+    if (!name || name - shim < 6 || strncmp(name - 6, "/shims", 6) != 0)
+        return false;
+    snprintf(pyenv_root, sizeof pyenv_root, "%.*s", (int)(name - 6 - shim), shim);
+    if (!pyenv_version(root, pyenv_root, version, sizeof version) ||
+        strcmp(version, "system") == 0 || strchr(version, '/'))
+        return false;
+    return sc_fmt(out, size, "%s/versions/%s/bin%s", pyenv_root, version, name) &&
+           sc_root_exists(root, out);
+}
+
 /* The interpreter python names (exe, as found along PATH), its real path (an ELF binary in a bin
  * directory) and the prefix above that directory. 0 or a negative errno with err filled. */
 static int locate_binary(const sc_root *root, const char *python, char *exe, char *real,
@@ -224,6 +278,12 @@ static int locate_binary(const sc_root *root, const char *python, char *exe, cha
         sc_root_realpath(root, exe, real, PATH_MAX) < 0)
         return sc_error_set(err, -ENOENT, "%s: not found on PATH or not resolvable", python);
     int kind = executable_kind(root, real);
+    char target[PATH_MAX];
+    if (kind == -ENOEXEC && pyenv_shim_target(root, real, target, sizeof target) &&
+        sc_root_realpath(root, target, real, PATH_MAX) == 0) {
+        snprintf(exe, PATH_MAX, "%s", target); /* what the shim execs, as sys.executable says */
+        kind = executable_kind(root, real);
+    }
     if (kind == -ENOEXEC)
         return sc_error_set(err, -ENOEXEC, "a script wrapper: %s", exe);
     if (kind < 0)

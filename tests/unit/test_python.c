@@ -372,6 +372,48 @@ static void test_locate_static(void **state)
     assert_int_equal(system(path), 0);
 }
 
+/* A pyenv shim resolves to the interpreter pyenv would pick: PYENV_VERSION, then a
+ * .python-version in the working directory or a parent, then PYENV_ROOT/version. */
+static void test_locate_pyenv_shim(void **state)
+{
+    (void)state;
+    char t[] = "/tmp/sc-pyenv-XXXXXX", cmd[4400], shim[4200], want[4200], old_cwd[4096];
+    assert_non_null(mkdtemp(t));
+    make_layout(t);
+    snprintf(
+        cmd, sizeof cmd,
+        "set -e; cd %s; mkdir -p pyenv/shims pyenv/versions work/sub; "
+        "printf '#!/usr/bin/env bash\\nexec pyenv exec python3 \"$@\"\\n' > pyenv/shims/python3; "
+        "chmod +x pyenv/shims/python3; ln -s %s/p pyenv/versions/3.12.4; "
+        "printf '# global\\n3.12.4\\n' > pyenv/version",
+        t, t);
+    assert_int_equal(system(cmd), 0);
+    assert_non_null(getcwd(old_cwd, sizeof old_cwd));
+    snprintf(cmd, sizeof cmd, "%s/work/sub", t);
+    assert_int_equal(chdir(cmd), 0);
+    unsetenv("PYENV_VERSION");
+    sc_root root;
+    sc_error err = {0};
+    assert_int_equal(sc_root_open(&root, NULL, &err), 0);
+    sc_python_info info;
+    snprintf(shim, sizeof shim, "%s/pyenv/shims/python3", t);
+    assert_int_equal(sc_python_locate_static(&root, shim, &info, &err), 0);
+    snprintf(want, sizeof want, "%s/pyenv/versions/3.12.4/bin/python3", t);
+    assert_string_equal(info.executable, want);
+    assert_string_equal(info.located, "static");
+    assert_string_equal(info.version, "3.12.4");
+    setenv("PYENV_VERSION", "system", 1); /* the system Python: not pyenv's to answer */
+    assert_int_equal(sc_python_locate_static(&root, shim, &info, &err), -ENOEXEC);
+    unsetenv("PYENV_VERSION");
+    snprintf(cmd, sizeof cmd, "%s/work/.python-version", t); /* a parent's file wins */
+    write_file(cmd, "3.99.0\n");
+    assert_int_equal(sc_python_locate_static(&root, shim, &info, &err), -ENOEXEC);
+    assert_int_equal(chdir(old_cwd), 0);
+    sc_root_close(&root);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", t);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,7 +422,7 @@ int main(void)
         cmocka_unit_test(test_loader_error_parse), cmocka_unit_test(test_run_embedded),
         cmocka_unit_test(test_run_subprocess),     cmocka_unit_test(test_locate_missing),
         cmocka_unit_test(test_embed_fallback),     cmocka_unit_test(test_static_parsers),
-        cmocka_unit_test(test_locate_static),
+        cmocka_unit_test(test_locate_static),      cmocka_unit_test(test_locate_pyenv_shim),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
