@@ -31,6 +31,9 @@ typedef struct {
  * allowed) for lines of the drivers named in drivers (NULL-terminated, matched case-insensitively)
  * that report an error. */
 void sc_kmsg_scan(const char *buf, size_t len, const char *const *drivers, sc_kmsg_result *out);
+/* The next line of len bytes of log text from *pos (advanced past it), with a kmsg record's
+ * "pri,seq,ts,flags;" prefix removed: *line and *n. Returns false at the end. */
+bool sc_kmsg_next_line(const char *buf, size_t len, size_t *pos, const char **line, size_t *n);
 /* Copies n bytes of s into out (size bytes), control and non-ASCII bytes as \xNN, cut to fit. */
 void sc_kmsg_escape(const char *s, size_t n, char *out, size_t size);
 /* Reads the kernel log into text (at most SC_KMSG_MAX_BYTES, the newest part) and names where it

@@ -94,17 +94,25 @@ static const char *match_kind(const char *line, size_t n, const char *const *dri
     return NULL;
 }
 
+bool sc_kmsg_next_line(const char *buf, size_t len, size_t *pos, const char **line, size_t *n)
+{
+    if (!buf || *pos >= len)
+        return false;
+    const char *nl = memchr(buf + *pos, '\n', len - *pos);
+    *line = buf + *pos;
+    *n = nl ? (size_t)(nl - *line) : len - *pos;
+    *pos += *n + (nl ? 1 : 0);
+    strip_record_prefix(line, n);
+    return true;
+}
+
 void sc_kmsg_scan(const char *buf, size_t len, const char *const *drivers, sc_kmsg_result *out)
 {
     memset(out, 0, sizeof *out);
-    size_t pos = 0;
-    while (buf && pos < len) {
-        const char *nl = memchr(buf + pos, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
-        const char *line = buf + pos;
-        pos += n + (nl ? 1 : 0);
+    const char *line;
+    size_t pos = 0, n;
+    while (sc_kmsg_next_line(buf, len, &pos, &line, &n)) {
         out->lines++;
-        strip_record_prefix(&line, &n);
         const char *kind = match_kind(line, n, drivers);
         if (!kind)
             continue;

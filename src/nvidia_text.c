@@ -177,18 +177,6 @@ static const char *match_kind(const char *line, size_t n, int *xid)
 
 /* The message of a kmsg record ("6,1234,5678,-;text"): after the ';' when what precedes it is the
  * record's digits, commas and flag characters. */
-static void strip_record(const char **line, size_t *n)
-{
-    size_t i = 0, commas = 0;
-    while (i < *n && i < 64 &&
-           (isdigit((unsigned char)(*line)[i]) || ((*line)[i] && strchr(",-+c", (*line)[i]))))
-        commas += (*line)[i++] == ',';
-    if (commas >= 2 && i < *n && (*line)[i] == ';') {
-        *line += i + 1;
-        *n -= i + 1;
-    }
-}
-
 static void note_xid(sc_nvidia_kmsg_result *out, int xid)
 {
     char num[16], padded[72];
@@ -207,12 +195,10 @@ static void note_xid(sc_nvidia_kmsg_result *out, int xid)
 void sc_nvidia_kmsg_scan(const char *buf, size_t len, sc_nvidia_kmsg_result *out)
 {
     memset(out, 0, sizeof *out);
-    for (size_t pos = 0; buf && pos < len;) {
-        const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - line) : len - pos;
-        pos += n + (nl != NULL);
+    const char *line;
+    size_t pos = 0, n;
+    while (sc_kmsg_next_line(buf, len, &pos, &line, &n)) {
         out->lines++;
-        strip_record(&line, &n);
         int xid;
         const char *kind = match_kind(line, n, &xid);
         if (!kind)
