@@ -4,7 +4,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import unittest
@@ -120,6 +119,41 @@ def unprivileged():
     import pwd
     pw = pwd.getpwnam("nobody")
     return (pw.pw_uid, pw.pw_gid, [])
+
+
+class SysrootCase(unittest.TestCase):
+    """Base of the tests that run one driver probe on fixture roots: PROBE is its id, ENV the
+    environment overrides every run gets (values of None remove a variable)."""
+    PROBE = None
+    ENV = None
+
+    def sysroot(self, root, **kw):
+        """Runs stackcheck --sysroot root; the snapshot must exist and validate."""
+        r = run(["--sysroot", root], env=kw.pop("env", self.ENV), **kw)
+        self.assertIsNotNone(r.snapshot, r.stderr)
+        validate_snapshot(self, r.snapshot)
+        return r
+
+    def drv(self, r):
+        return r.probe(self.PROBE)
+
+    def problems(self, r):
+        """The ids of the probe's warn and error findings, in order."""
+        return [f["id"] for f in self.drv(r)["findings"] if f["severity"] != "info"]
+
+    def temp_copy(self, name):
+        """A writable copy of a fixture, removed after the test."""
+        root = copy_fixture(name)
+        os.chmod(root, 0o755)
+        self.addCleanup(shutil.rmtree, root, True)
+        return root
+
+    def write(self, root, rel, text, append=False):
+        """Writes (or appends) text to rel inside root, making its directories."""
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "a" if append else "w") as f:
+            f.write(text)
 
 
 def main():

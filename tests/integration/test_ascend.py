@@ -10,37 +10,17 @@ import shutil
 import sclib
 from sclib import unittest
 
-SCHEMA = os.path.join(sclib.SOURCE_DIR, "docs", "snapshot.schema.json")
 BUSES = ["0000:81:00.0", "0000:c1:00.0"]
 CLEAN = {k: None for k in ("LD_LIBRARY_PATH", "ASCEND_RT_VISIBLE_DEVICES",
                            "ASCEND_VISIBLE_DEVICES", "SC_ACLSTUB_MODE")}
 
 
-class AscendCase(unittest.TestCase):
-    def sysroot(self, root, **kw):
-        r = sclib.run(["--sysroot", root], env=kw.pop("env", CLEAN), **kw)
-        self.assertIsNotNone(r.snapshot, r.stderr)
-        if os.path.exists(SCHEMA):
-            sclib.validate_snapshot(self, r.snapshot)
-        return r
-
-    def drv(self, r):
-        return r.probe("driver.ascend")
+class AscendCase(sclib.SysrootCase):
+    PROBE = "driver.ascend"
+    ENV = CLEAN
 
     def problems(self, r):
-        return sorted(f["id"] for f in self.drv(r)["findings"] if f["severity"] != "info")
-
-    def temp_copy(self, name):
-        root = sclib.copy_fixture(name)
-        os.chmod(root, 0o755)
-        self.addCleanup(shutil.rmtree, root, True)
-        return root
-
-    def write(self, root, rel, text):
-        path = os.path.join(root, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
+        return sorted(super().problems(r))
 
 
 class Healthy910B(AscendCase):

@@ -5,7 +5,6 @@ import glob
 import os
 import pty
 import re
-import subprocess
 import tempfile
 import xml.etree.ElementTree as ET
 

@@ -15,7 +15,6 @@ sys.path.insert(0, sclib.FIXTURES)
 import make_many_gpus  # noqa: E402
 
 MI250X_BUSES = ["c1", "c6", "c9", "ce", "d1", "d6", "d9", "de"]
-SCHEMA = os.path.join(sclib.SOURCE_DIR, "docs", "snapshot.schema.json")
 
 
 def probe_ids():
@@ -25,26 +24,9 @@ def probe_ids():
     return [line.split()[0] for line in lines if line.strip()]
 
 
-class DriverCase(unittest.TestCase):
-    def sysroot(self, root, **kw):
-        r = sclib.run(["--sysroot", root], **kw)
-        self.assertIsNotNone(r.snapshot, r.stderr)
-        if os.path.exists(SCHEMA):
-            sclib.validate_snapshot(self, r.snapshot)
-        return r
-
-    def drv(self, r):
-        return r.probe("driver.amd")
-
-    def problems(self, r):
-        """The ids of driver.amd's warn and error findings, in order."""
-        return [f["id"] for f in self.drv(r)["findings"] if f["severity"] != "info"]
-
-    def temp_copy(self, name):
-        root = sclib.copy_fixture(name)
-        os.chmod(root, 0o755)
-        self.addCleanup(shutil.rmtree, root, True)
-        return root
+class DriverCase(sclib.SysrootCase):
+    PROBE = "driver.amd"
+    ENV = None
 
 
 class Fixtures(DriverCase):
@@ -326,8 +308,7 @@ class LiveSystem(DriverCase):
         if self.has_accelerator():
             self.skipTest("this machine has an accelerator")
         r = sclib.run([])
-        if os.path.exists(SCHEMA):
-            sclib.validate_snapshot(self, r.snapshot)
+        sclib.validate_snapshot(self, r.snapshot)
         self.assertEqual(r.rc, 1)
         ff = r.snapshot["summary"]["first_failure"]
         self.assertEqual((ff["layer"], ff["probe"], ff["finding"]),

@@ -7,7 +7,6 @@ import os
 import shutil
 import subprocess
 import tempfile
-import textwrap
 import unittest
 
 import sclib

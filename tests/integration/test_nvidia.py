@@ -15,7 +15,6 @@ import tempfile
 import sclib
 from sclib import unittest
 
-SCHEMA = os.path.join(sclib.SOURCE_DIR, "docs", "snapshot.schema.json")
 BUSES = ["0000:18:00.0", "0000:2a:00.0"]
 # Variables that would change what the probes see; each test sets what it needs.
 CLEAN = {k: None for k in ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES",
@@ -34,31 +33,9 @@ def has_nvidia_gpu():
     return False
 
 
-class NvidiaCase(unittest.TestCase):
-    def sysroot(self, root, **kw):
-        r = sclib.run(["--sysroot", root], env=CLEAN, **kw)
-        self.assertIsNotNone(r.snapshot, r.stderr)
-        if os.path.exists(SCHEMA):
-            sclib.validate_snapshot(self, r.snapshot)
-        return r
-
-    def drv(self, r):
-        return r.probe("driver.nvidia")
-
-    def problems(self, r):
-        return [f["id"] for f in self.drv(r)["findings"] if f["severity"] != "info"]
-
-    def temp_copy(self, name):
-        root = sclib.copy_fixture(name)
-        os.chmod(root, 0o755)
-        self.addCleanup(shutil.rmtree, root, True)
-        return root
-
-    def write(self, root, rel, text, append=False):
-        path = os.path.join(root, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "a" if append else "w") as f:
-            f.write(text)
+class NvidiaCase(sclib.SysrootCase):
+    PROBE = "driver.nvidia"
+    ENV = CLEAN
 
 
 class H200(NvidiaCase):
