@@ -62,6 +62,8 @@ int sc_result_init(sc_result *res);
 /* Frees res's facts and findings. */
 void sc_result_free(sc_result *res);
 
+/* The snapshot object of an earlier probe in ctx ({id, status, facts, findings...}), or NULL. */
+const cJSON *sc_ctx_probe(const sc_ctx *ctx, const char *probe_id);
 /* The facts object of an earlier probe in ctx, or NULL when it has not run. */
 const cJSON *sc_ctx_facts(const sc_ctx *ctx, const char *probe_id);
 /* The status of an earlier probe in ctx, or SC_STATUS_UNSET when it has not run. */

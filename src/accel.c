@@ -331,3 +331,35 @@ int sc_accel_read_kmsg(const sc_root *root, cJSON *kl, sc_buf *text, char *sourc
         sc_fact_null(kl, "errors", "not readable: %s", err->message);
     return rc;
 }
+
+/* The message of the first error finding of probe, or NULL. */
+static const char *first_error_message(const cJSON *probe)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach (f, cJSON_GetObjectItem(probe, "findings")) {
+        const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
+        if (sev && strcmp(sev, "error") == 0)
+            return cJSON_GetStringValue(cJSON_GetObjectItem(f, "message"));
+    }
+    return NULL;
+}
+
+void sc_accel_driver_evidence(const sc_ctx *ctx, const char *probe_id, const char *noun,
+                              const char *label_key, char *buf, size_t size)
+{
+    const cJSON *devs = sc_accel_driver_devices(ctx, probe_id);
+    if (devs) {
+        sc_buf b;
+        sc_buf_init(&b);
+        sc_accel_list_devices(devs, label_key, &b);
+        sc_fmt(buf, size, "%s sees %d %s (%s)", probe_id, cJSON_GetArraySize(devs), noun,
+               b.data ? b.data : "");
+        sc_buf_free(&b);
+        return;
+    }
+    sc_status st = sc_ctx_status(ctx, probe_id);
+    const char *why = first_error_message(sc_ctx_probe(ctx, probe_id));
+    sc_fmt(buf, size, "%s: %s%s%s", probe_id,
+           st == SC_STATUS_UNSET ? "did not run" : sc_status_name(st), why ? ", " : "",
+           why ? why : "");
+}

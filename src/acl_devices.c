@@ -62,28 +62,10 @@ static void record_versions(sc_acl_run *r)
     }
 }
 
-/* "driver.ascend sees 2 NPU(s) (Ascend 910B at 0000:c1:00.0, ...)" or its status. */
-static void driver_evidence(const sc_acl_run *r, char *buf, size_t size)
-{
-    const cJSON *devs = sc_accel_driver_devices(r->ctx, "driver.ascend");
-    if (!devs) {
-        sc_status st = sc_ctx_status(r->ctx, "driver.ascend");
-        sc_fmt(buf, size, "driver.ascend: %s",
-               st == SC_STATUS_UNSET ? "did not run" : sc_status_name(st));
-        return;
-    }
-    sc_buf b;
-    sc_buf_init(&b);
-    sc_accel_list_devices(devs, "model", &b);
-    sc_fmt(buf, size, "driver.ascend sees %d NPU(s) (%s)", cJSON_GetArraySize(devs),
-           b.data ? b.data : "");
-    sc_buf_free(&b);
-}
-
 static void report_no_device(sc_acl_run *r, const char *why)
 {
     char evidence[1024], var[300];
-    driver_evidence(r, evidence, sizeof evidence);
+    sc_accel_driver_evidence(r->ctx, "driver.ascend", "NPU(s)", "model", evidence, sizeof evidence);
     if (sc_accel_visibility_vars(getenv, visibility_names, true, var, sizeof var) > 0)
         sc_finding(r->res, "acl.devices-hidden", SC_SEV_ERROR,
                    "unset ASCEND_RT_VISIBLE_DEVICES / ASCEND_VISIBLE_DEVICES or give them device "

@@ -19,24 +19,6 @@ const char *sc_cuda_module_version(const sc_cuda_run *r)
         cJSON_GetObjectItem(sc_ctx_facts(r->ctx, "driver.nvidia"), "driver_version"));
 }
 
-/* "driver.nvidia sees 2 GPU(s) (NVIDIA H200 at 0000:18:00.0, ...)" or its status. */
-static void driver_evidence(const sc_cuda_run *r, char *buf, size_t size)
-{
-    const cJSON *devs = sc_cuda_driver_devices(r);
-    if (!devs) {
-        sc_status st = sc_ctx_status(r->ctx, "driver.nvidia");
-        sc_fmt(buf, size, "driver.nvidia: %s",
-               st == SC_STATUS_UNSET ? "did not run" : sc_status_name(st));
-        return;
-    }
-    sc_buf b;
-    sc_buf_init(&b);
-    sc_accel_list_devices(devs, "model", &b);
-    sc_fmt(buf, size, "driver.nvidia sees %d GPU(s) (%s)", cJSON_GetArraySize(devs),
-           b.data ? b.data : "");
-    sc_buf_free(&b);
-}
-
 /* CUDA_VISIBLE_DEVICES="..." (scrubbed) in buf; false when unset. */
 static bool visibility_var(char *buf, size_t size)
 {
@@ -46,7 +28,7 @@ static bool visibility_var(char *buf, size_t size)
 void sc_cuda_report_no_device(sc_cuda_run *r, const char *why)
 {
     char evidence[1024], var[300];
-    driver_evidence(r, evidence, sizeof evidence);
+    sc_accel_driver_evidence(r->ctx, "driver.nvidia", "GPU(s)", "model", evidence, sizeof evidence);
     if (visibility_var(var, sizeof var) && sc_cuda_driver_devices(r))
         sc_finding(r->res, "cuda.devices-hidden", SC_SEV_ERROR,
                    "unset CUDA_VISIBLE_DEVICES or give it indices or UUIDs that exist (an empty "

@@ -18,33 +18,11 @@ const cJSON *sc_hip_driver_device_at(const sc_hip_run *r, const char *pci)
     return sc_accel_device_at(sc_hip_driver_devices(r), pci);
 }
 
-/* "driver.amd sees 8 devices (gfx90a at 0000:c1:00.0, ...)", or the driver layer's status and
- * the finding that says why it has none. */
-static void driver_evidence(const sc_hip_run *r, char *buf, size_t size)
-{
-    const cJSON *devs = sc_hip_driver_devices(r);
-    if (devs) {
-        sc_buf b;
-        sc_buf_init(&b);
-        sc_accel_list_devices(devs, "gfx_target", &b);
-        sc_fmt(buf, size, "driver.amd sees %d devices (%s)", cJSON_GetArraySize(devs),
-               b.data ? b.data : "");
-        sc_buf_free(&b);
-        return;
-    }
-    sc_status st = sc_ctx_status(r->ctx, "driver.amd");
-    const cJSON *f = sc_ctx_finding(r->ctx, "driver.no-accelerator");
-    if (!f)
-        f = sc_ctx_finding(r->ctx, "amd.kfd-no-gpu");
-    sc_fmt(buf, size, "driver.amd: %s%s%s",
-           st == SC_STATUS_UNSET ? "did not run" : sc_status_name(st), f ? ", " : "",
-           f ? cJSON_GetStringValue(cJSON_GetObjectItem(f, "message")) : "");
-}
-
 void sc_hip_report_no_device(sc_hip_run *r, const char *why)
 {
     char evidence[1024], vars[512];
-    driver_evidence(r, evidence, sizeof evidence);
+    sc_accel_driver_evidence(r->ctx, "driver.amd", "devices", "gfx_target", evidence,
+                             sizeof evidence);
     int nvars = sc_hip_visibility_vars(getenv, vars, sizeof vars);
     if (sc_hip_driver_devices(r) && nvars > 0)
         sc_finding(r->res, "hip.devices-hidden", SC_SEV_ERROR,

@@ -97,6 +97,11 @@ static const cJSON *find_probe(const sc_ctx *ctx, const char *probe_id)
     return NULL;
 }
 
+const cJSON *sc_ctx_probe(const sc_ctx *ctx, const char *probe_id)
+{
+    return find_probe(ctx, probe_id);
+}
+
 const cJSON *sc_ctx_facts(const sc_ctx *ctx, const char *probe_id)
 {
     const cJSON *p = find_probe(ctx, probe_id);

@@ -127,12 +127,33 @@ static void test_driver_agreement(void **state)
     cJSON_Delete(rt);
 }
 
+static void test_driver_evidence(void **state)
+{
+    (void)state;
+    cJSON *layers = cJSON_Parse(
+        "[{\"name\":\"driver\",\"probes\":[{\"id\":\"driver.amd\",\"status\":\"fail\","
+        "\"facts\":{},\"findings\":[{\"id\":\"a.b\",\"severity\":\"warn\",\"message\":\"w\"},"
+        "{\"id\":\"driver.no-accelerator\",\"severity\":\"error\",\"message\":\"none here\"}]},"
+        "{\"id\":\"driver.nvidia\",\"status\":\"pass\",\"facts\":{\"devices\":["
+        "{\"model\":\"NVIDIA H200\",\"pci_address\":\"0000:18:00.0\"}]},\"findings\":[]}]}]");
+    sc_ctx ctx = {.layers = layers};
+    char buf[256];
+    sc_accel_driver_evidence(&ctx, "driver.amd", "devices", "gfx_target", buf, sizeof buf);
+    assert_string_equal(buf, "driver.amd: fail, none here");
+    sc_accel_driver_evidence(&ctx, "driver.nvidia", "GPU(s)", "model", buf, sizeof buf);
+    assert_string_equal(buf, "driver.nvidia sees 1 GPU(s) (NVIDIA H200 at 0000:18:00.0)");
+    sc_accel_driver_evidence(&ctx, "driver.ascend", "NPU(s)", "model", buf, sizeof buf);
+    assert_string_equal(buf, "driver.ascend: did not run");
+    cJSON_Delete(layers);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copy_text),       cmocka_unit_test(test_describe_and_lookup),
         cmocka_unit_test(test_check_doubled),   cmocka_unit_test(test_memory_answer),
         cmocka_unit_test(test_visibility_vars), cmocka_unit_test(test_driver_agreement),
+        cmocka_unit_test(test_driver_evidence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
