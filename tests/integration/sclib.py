@@ -1,5 +1,6 @@
 """Shared helpers for the integration tests: run the built binary, read its snapshot, validate it
 against docs/snapshot.schema.json, make temporary fixture roots, and run as an unprivileged user."""
+import atexit
 import json
 import os
 import shutil
@@ -51,6 +52,23 @@ class Run:
         raise KeyError(finding_id)
 
 
+_reachable_binary = None
+
+
+def binary_for_any_user():
+    """A copy of the binary in a world-readable directory: the checkout may sit in a directory
+    only its owner can enter (mktemp -d), and an unprivileged run must still be able to exec it."""
+    global _reachable_binary
+    if _reachable_binary is None:
+        d = tempfile.mkdtemp(prefix="sc-bin-")
+        os.chmod(d, 0o755)
+        _reachable_binary = os.path.join(d, "stackcheck")
+        shutil.copy2(STACKCHECK, _reachable_binary)
+        os.chmod(_reachable_binary, 0o755)
+        atexit.register(shutil.rmtree, d, True)
+    return _reachable_binary
+
+
 def run(args, env=None, timeout=300, json_file=True, cwd=None, user=None, stdin=None):
     """Runs stackcheck with args (plus --json to a temporary file when json_file) and returns a Run.
     env entries replace the inherited ones; a value of None removes the variable."""
@@ -69,6 +87,7 @@ def run(args, env=None, timeout=300, json_file=True, cwd=None, user=None, stdin=
     preexec = None
     if user is not None:
         uid, gid, groups = user
+        cmd[0] = binary_for_any_user()
 
         def preexec():
             os.setgroups(groups)
