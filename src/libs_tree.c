@@ -61,6 +61,7 @@ static bool open_node(analysis *a, node *n, int fd, unsigned parts, sc_error *er
     n->ld.rpath = n->file->info.rpath;
     n->ld.runpath = n->file->info.runpath;
     n->ld.flags_1 = n->file->info.flags_1;
+    sc_ld_search_prepare(a->search, &n->ld); /* else its lists are parsed at each lookup */
     if (n->file->info.soname) {
         sc_symset_add(&a->names, n->file->info.soname);
         sc_symset_put(&a->provided, n->file->info.soname, n);

@@ -6,9 +6,11 @@ by the time-bounded tests and the benchmarks in bench/ (which call this file as 
   rpath-elf OUT_DIR [--entries N] [--missing M]
                                   OUT_DIR/libwide.so: an RPATH of N distinct absent directories and
                                   M DT_NEEDED libraries found nowhere
-  rpath-chain OUT_DIR [--depth D] OUT_DIR/lib/libc00000.so needs libc00001.so ... to depth D; each
-                                  library has an RPATH of its own (absent) directory, and only the
-                                  first library's RPATH names the directory they are all in
+  rpath-chain OUT_DIR [--depth D] [--shared K]
+                                  OUT_DIR/lib/libc00000.so needs libc00001.so ... to depth D; each
+                                  library has an RPATH of K shared absent directories and its own
+                                  absent one; only the first library's RPATH also names the
+                                  directory they are all in
   bundles OUT_FILE [--count N] [--kind tiny-zstd|zlib-bomb|zlib-table]
                                   a shared object whose .hip_fatbin holds N compressed bundles
 
@@ -162,18 +164,19 @@ def _patched(template, pairs):
     return data
 
 
-def rpath_chain(out_dir, depth=2000):
+def rpath_chain(out_dir, depth=2000, shared=()):
     """A chain of `depth` libraries in out_dir/lib: libc<i>.so needs libc<i+1>.so; libc<i> has
-    the RPATH /absent/d<i> of its own; only libc00000's RPATH also names out_dir/lib. Each lookup
-    at depth d walks d absent directories before the first library's: d^2 / 2 in all. Built from
-    one template by replacing fixed-width numbers, so a deep chain costs no compiler runs."""
+    the RPATH /absent/d<i> of its own (after the `shared` directories, the same in each); only
+    libc00000's RPATH also names out_dir/lib. Each lookup at depth d walks the RPATH of d
+    libraries before the first library's: d^2 / 2 in all. Built from one template by replacing
+    fixed-width numbers, so a deep chain costs no compiler runs."""
     lib = os.path.join(os.path.abspath(out_dir), "lib")
     os.makedirs(lib, exist_ok=True)
     stub_dir = tempfile.mkdtemp(prefix="sc-stub-")
     try:
         _stubs(stub_dir, ["libc99999.so"])
         tmpl_path = shared_object(os.path.join(stub_dir, "tmpl.so"), stub_dir, ["libc99999.so"],
-                                  "libc88888.so", ["/absent/d88888"])
+                                  "libc88888.so", list(shared) + ["/absent/d88888"])
         with open(tmpl_path, "rb") as f:
             template = f.read()
     finally:
@@ -186,7 +189,8 @@ def rpath_chain(out_dir, depth=2000):
             f.write(data)
     first = os.path.join(lib, "libc00000.so")
     os.remove(first)
-    shared_object(first, lib, ["libc00001.so"], "libc00000.so", ["/absent/d00000", lib])
+    shared_object(first, lib, ["libc00001.so"], "libc00000.so",
+                  list(shared) + ["/absent/d00000", lib])
     return first
 
 
@@ -264,6 +268,8 @@ def main():
     c = sub.add_parser("rpath-chain")
     c.add_argument("out_dir")
     c.add_argument("--depth", type=int, default=2000)
+    c.add_argument("--shared", type=int, default=0,
+                   help="absent directories first in every library's RPATH")
     b = sub.add_parser("bundles")
     b.add_argument("out_file")
     b.add_argument("--count", type=int, default=100000)
@@ -274,7 +280,7 @@ def main():
     elif a.what == "rpath-elf":
         print(rpath_elf(a.out_dir, a.entries, a.missing))
     elif a.what == "rpath-chain":
-        print(rpath_chain(a.out_dir, a.depth))
+        print(rpath_chain(a.out_dir, a.depth, [_short_name(i) for i in range(a.shared)]))
     else:
         print(bundles_elf(a.out_file, a.count, a.kind))
 

@@ -16,6 +16,7 @@ import unittest
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pathological  # noqa: E402
 import sclib  # noqa: E402
 
 CACHE = os.path.join(sclib.BUILD_DIR, "tests", "libs-cache")
@@ -586,9 +587,6 @@ class Layer(unittest.TestCase):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-if __name__ == "__main__":
-    sclib.main()
-
 
 class SharedTreeCache(unittest.TestCase):
     """libraries.torch parses the tree its files share once (a cache kept for the probe's files):
@@ -608,3 +606,89 @@ class SharedTreeCache(unittest.TestCase):
             rc, doc, _ = libs(archs + [f["path"]], env=env)
             self.assertEqual(doc["files"][0], f, f["path"])
         self.assertTrue(any(len(f["libraries"]) > 100 for f in files))  # libtorch_cpu's tree
+
+
+def bound(seconds):
+    """A generous wall-time bound against runaway work (sanitized builds run slower)."""
+    return seconds * 6 if sclib.SANITIZED else seconds
+
+
+class SearchBudget(unittest.TestCase):
+    """The resolver's work is bounded: an RPATH of 50,000 absent directories with 100 missing
+    libraries (11 s before), a chain of 4,000 libraries each with its own RPATH (20 s before), and
+    chains made to spend the budget of search steps and of file-system checks finish in seconds,
+    with libs.search-budget naming what was cut and never a silent cut."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="sc-budget-")
+        os.chmod(cls.tmp, 0o755)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def analyse(self, path, user=None):
+        r = sclib.run(["libs", "--json", "-", path], json_file=False, user=user,
+                      env={"LD_LIBRARY_PATH": None})
+        self.assertIsNotNone(r.stdout, r.stderr)
+        return r, json.loads(r.stdout)["files"][0]
+
+    def vias(self, f):
+        counts = {}
+        for lib in f["libraries"]:
+            counts[lib["found_via"]] = counts.get(lib["found_via"], 0) + 1
+        return counts
+
+    def test_wide_rpath_is_cut_with_a_finding(self):
+        path = pathological.rpath_elf(os.path.join(self.tmp, "wide"), 50000, 100)
+        r, f = self.analyse(path)
+        self.assertLess(r.seconds, bound(5))
+        self.assertEqual(r.rc, 1)
+        self.assertEqual(ids(f).count("libs.missing-library"), 100)
+        budget = [x for x in f["findings"] if x["id"] == "libs.search-budget"]
+        self.assertEqual(len(budget), 1, f["findings"])
+        self.assertIn("(50000 entries)", budget[0]["message"])
+        self.assertEqual(budget[0]["severity"], "warn")
+
+    def test_deep_chain_resolves_whole(self):
+        first = pathological.rpath_chain(os.path.join(self.tmp, "deep"), 4000)
+        r, f = self.analyse(first)
+        self.assertLess(r.seconds, bound(5))
+        self.assertEqual(self.vias(f), {"rpath": 3999, "not_found": 1})
+        self.assertEqual(by_name(f, "libc03999.so")["search_entry"], os.path.dirname(first))
+        self.assertNotIn("libs.search-budget", ids(f))
+
+    def test_search_steps_budget(self):
+        first = pathological.rpath_chain(os.path.join(self.tmp, "steps"), 600,
+                                         [pathological._short_name(i) for i in range(1000)])
+        r, f = self.analyse(first)
+        self.assertLess(r.seconds, bound(5))
+        vias = self.vias(f)
+        self.assertEqual(vias.get("not_searched"), 1, vias)
+        self.assertGreater(vias.get("rpath", 0), 100)
+        budget = next(x for x in f["findings"] if x["id"] == "libs.search-budget")
+        self.assertIn("search steps ran out", budget["message"])
+        self.assertNotIn("libs.missing-library", ids(f))  # not searched is not missing
+
+    def test_file_system_checks_budget(self):
+        # directories that can be searched but not listed (as an unprivileged user): each name
+        # costs an open there, so only the budget of checks stops the chain's search
+        locked = os.path.join(self.tmp, "locked")
+        os.makedirs(locked)
+        shared = []
+        for i in range(400):
+            shared.append(os.path.join(locked, "u%d" % i))
+            os.mkdir(shared[-1], 0o111)
+        os.chmod(locked, 0o755)
+        first = pathological.rpath_chain(os.path.join(self.tmp, "checks"), 300, shared)
+        subprocess.run(["chmod", "-R", "a+rX", os.path.join(self.tmp, "checks")], check=True)
+        r, f = self.analyse(first, user=sclib.unprivileged())
+        self.assertLess(r.seconds, bound(5))
+        self.assertEqual(self.vias(f).get("not_searched"), 1)
+        budget = next(x for x in f["findings"] if x["id"] == "libs.search-budget")
+        self.assertIn("file-system checks ran out (100000 checks", budget["message"])
+
+
+if __name__ == "__main__":
+    sclib.main()
