@@ -690,5 +690,47 @@ class SearchBudget(unittest.TestCase):
         self.assertIn("file-system checks ran out (100000 checks", budget["message"])
 
 
+class OffloadBudget(unittest.TestCase):
+    """GPU code reading is bounded per file: 10,000 zlib bundles declaring a megabyte each (27 s
+    before: each was inflated to 1 MiB) are read whole in a second, inflated only to their entry
+    tables; 100,000 tiny zstd bundles and entry tables of a megabyte run out the budgets of
+    bundles and of entry-table rows, which libs.offload-budget names, and no device is then said
+    to lack code."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="sc-offload-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def analyse(self, count, kind):
+        path = pathological.bundles_elf(os.path.join(self.tmp, kind + ".so"), count, kind)
+        r = sclib.run(["libs", "--json", "-", "--arch", "gfx906", path], json_file=False)
+        self.assertLess(r.seconds, bound(5))
+        f = json.loads(r.stdout)["files"][0]
+        self.assertEqual(f["offload"]["targets"], ["gfx90a"])
+        return f
+
+    def test_bundles_declaring_a_megabyte_are_inflated_to_their_tables(self):
+        f = self.analyse(10000, "zlib-bomb")
+        self.assertIsNone(f["offload"]["budget"])
+        self.assertGreater(f["offload"]["bundles"], 9000)
+        self.assertEqual(ids(f), ["libs.no-code-for-device"])
+
+    def test_bundle_budget(self):
+        f = self.analyse(100000, "tiny-zstd")
+        self.assertEqual(f["offload"]["budget"], "bundles")
+        self.assertEqual(f["offload"]["bundles"], 65536)
+        self.assertEqual(ids(f), ["libs.offload-budget"])
+        self.assertIn("budget of bundles ran out", f["findings"][0]["message"])
+
+    def test_entry_table_budget(self):
+        f = self.analyse(100, "zlib-table")
+        self.assertEqual(f["offload"]["budget"], "entry-table rows")
+        self.assertEqual(ids(f), ["libs.offload-budget"])
+
+
 if __name__ == "__main__":
     sclib.main()
