@@ -118,6 +118,8 @@ const sc_probe sc_probe_libraries_torch = {
     .id = "libraries.torch",
     .layer = SC_LAYER_LIBRARIES,
     .backend = SC_BACKEND_NONE,
+    .isolated = true,
+    .timeout_s = SC_LIBS_TIMEOUT_S,
     .summary =
         "PyTorch's native libraries: dependencies, ABI, install roots, GPU code for the devices",
     .run = run,

@@ -167,9 +167,10 @@ def _patched(template, pairs):
 def rpath_chain(out_dir, depth=2000, shared=()):
     """A chain of `depth` libraries in out_dir/lib: libc<i>.so needs libc<i+1>.so; libc<i> has
     the RPATH /absent/d<i> of its own (after the `shared` directories, the same in each); only
-    libc00000's RPATH also names out_dir/lib. Each lookup at depth d walks the RPATH of d
-    libraries before the first library's: d^2 / 2 in all. Built from one template by replacing
-    fixed-width numbers, so a deep chain costs no compiler runs."""
+    libc00000's RPATH also names their directory ($ORIGIN, so the chain also works inside a
+    sysroot). Each lookup at depth d walks the RPATH of d libraries before the first library's:
+    d^2 / 2 in all. Built from one template by replacing fixed-width numbers, so a deep chain
+    costs no compiler runs."""
     lib = os.path.join(os.path.abspath(out_dir), "lib")
     os.makedirs(lib, exist_ok=True)
     stub_dir = tempfile.mkdtemp(prefix="sc-stub-")
@@ -190,7 +191,7 @@ def rpath_chain(out_dir, depth=2000, shared=()):
     first = os.path.join(lib, "libc00000.so")
     os.remove(first)
     shared_object(first, lib, ["libc00001.so"], "libc00000.so",
-                  list(shared) + ["/absent/d00000", lib])
+                  list(shared) + ["/absent/d00000", "$ORIGIN"])
     return first
 
 

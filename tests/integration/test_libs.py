@@ -732,5 +732,26 @@ class OffloadBudget(unittest.TestCase):
         self.assertEqual(ids(f), ["libs.offload-budget"])
 
 
+class LibrariesDeadline(unittest.TestCase):
+    """The libraries probes run isolated, so --timeout bounds their analysis too (it ran in the
+    parent without a deadline): thirty --ext analyses of the head of a 2,000-library RPATH chain
+    (a few tenths of a second each) end at a deadline of 2 s with status timeout, and the snapshot
+    is written."""
+
+    def test_ext_analysis_ends_at_the_deadline(self):
+        root = tempfile.mkdtemp(prefix="sc-deadline-")
+        self.addCleanup(shutil.rmtree, root, True)
+        pathological.rpath_chain(os.path.join(root, "opt", "chain"), 2000)
+        ext = ["--ext", "/opt/chain/lib/libc00000.so"] * 30
+        r = sclib.run(["--sysroot", root, "--keep-going", "--timeout", "2"] + ext)
+        self.assertIsNotNone(r.snapshot, r.stderr)
+        sclib.validate_snapshot(self, r.snapshot)
+        p = r.probe("libraries.ext")
+        self.assertEqual(p["status"], "timeout", p.get("reason"))
+        self.assertIn("timed out", p["reason"])
+        self.assertLess(p["duration_ms"], bound(2) * 1000 + 1500)
+        self.assertLess(r.seconds, bound(10))
+        self.assertEqual(r.rc, 1)
+
 if __name__ == "__main__":
     sclib.main()
