@@ -43,7 +43,7 @@ def _finding(i):
 
 def snapshot(size, side, shape="findings"):
     """A snapshot whose SHAPE part holds SIZE items; side 1 (b) shifts the items by SIZE/2, so
-    half are shared and half appear on one side only."""
+    half are shared and half appear on one side only (modules: the same, in reverse order)."""
     start = (size // 2) if side else 0
     items = range(start, start + size)
     probes, facts = [], {}
@@ -55,10 +55,14 @@ def snapshot(size, side, shape="findings"):
     if shape in ("stages", "mixed"):
         facts["stages"] = [{"name": "stage%d" % i, "duration_ms": 1.0 + i % 7} for i in items]
     if shape in ("modules", "mixed"):
+        # modules: the same records on both sides, b's in reverse order (none at its place)
+        names = range(size) if shape == "modules" else items
+        mods = [{"module": "m%d" % i, "type": "Linear", "mean": 1.0, "std": 1.0, "max_abs": 1.0,
+                 "nan": 0, "inf": 0, "shape": [4], "dtype": "float32"} for i in names]
+        if shape == "modules" and side:
+            mods.reverse()
         facts["numerics"] = {"name": "model", "input": {"shape": [4], "mean": 0.0},
-                             "modules": [{"module": "m%d" % i, "type": "Linear", "mean": 1.0,
-                                          "std": 1.0, "max_abs": 1.0, "nan": 0, "inf": 0,
-                                          "shape": [4], "dtype": "float32"} for i in items]}
+                             "modules": mods}
     if shape in ("lists", "mixed"):
         facts["mapped_libraries"] = [{"name": "lib%d.so" % i, "root": "/opt/r%d" % (i % 2)}
                                      for i in items]

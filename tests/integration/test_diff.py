@@ -5,12 +5,11 @@ bad input: truncated, not JSON, huge, another schema version, wrong types, missi
 of fixed snapshot pairs against what the pairwise comparison wrote (tests/fixtures/diff-golden:
 same lines in the same order); and pathological sizes (findings, probes, stages, modules, lists and
 keys by the ten thousand) under a time bound."""
+import collections
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -29,16 +28,7 @@ def diff(*args):
     return sclib.run(["diff"] + list(args), json_file=False)
 
 
-class DiffBase(unittest.TestCase):
-    tmp = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sc-diff-")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+class DiffBase(sclib.TempDirCase):
 
     @classmethod
     def save(cls, name, snapshot):
@@ -283,10 +273,7 @@ class DiffPathological(DiffBase):
             return json.load(f)
 
     def areas(self, result):
-        counts = {}
-        for c in result["changes"]:
-            counts[c["area"]] = counts.get(c["area"], 0) + 1
-        return counts
+        return collections.Counter(c["area"] for c in result["changes"])
 
     def test_findings(self):
         result = self.check("findings", 20000)
@@ -316,14 +303,8 @@ class DiffPathological(DiffBase):
         self.assertEqual(len(result["timings"]), 10000 + 1)
 
     def test_modules_in_another_order(self):
-        a, b = pathological.snapshot(16384, 0, "modules"), pathological.snapshot(16384, 0, "modules")
-        mods = b["layers"][0]["probes"][0]["facts"]["numerics"]["modules"]
-        mods.reverse()
-        run = diff(self.save("ma.json", a), self.save("mb.json", b), "--json", "-")
-        self.assertEqual(run.rc, 0, run.stderr)
-        self.assertLess(run.seconds, 5 if not sclib.SANITIZED else 30)
-        self.assertEqual(json.loads(run.stdout)["numerics"][0]["compared"], 16384)
-
+        result = self.check("modules", 16384, rc=0)
+        self.assertEqual(result["numerics"][0]["compared"], 16384)
 
 if __name__ == "__main__":
     sclib.main()

@@ -4,6 +4,7 @@ symbol version the provider lacks, the C++11 ABI hint, mixed install roots in a 
 real fat binaries built with hipcc and nvcc (cached in the build directory), a compressed CCOB v3
 bundle made from one of them, Debian's librocsparse, agreement with ldd on real libraries, and bad
 input (non-ELF, truncated, directories, symlink loops)."""
+import collections
 import json
 import os
 import re
@@ -470,16 +471,8 @@ class AgreesWithLdd(unittest.TestCase):
         self.check("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0")
 
 
-class BadInput(unittest.TestCase):
+class BadInput(sclib.TempDirCase):
     """Non-ELF, truncated and odd inputs: exit 2 or a clear finding, never a crash."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sc-bad-")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def write(self, name, data):
         p = os.path.join(self.tmp, name)
@@ -613,20 +606,11 @@ def bound(seconds):
     return seconds * 6 if sclib.SANITIZED else seconds
 
 
-class SearchBudget(unittest.TestCase):
+class SearchBudget(sclib.TempDirCase):
     """The resolver's work is bounded: an RPATH of 50,000 absent directories with 100 missing
     libraries (11 s before), a chain of 4,000 libraries each with its own RPATH (20 s before), and
     chains made to spend the budget of search steps and of file-system checks finish in seconds,
     with libs.search-budget naming what was cut and never a silent cut."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sc-budget-")
-        os.chmod(cls.tmp, 0o755)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def analyse(self, path, user=None):
         r = sclib.run(["libs", "--json", "-", path], json_file=False, user=user,
@@ -635,10 +619,7 @@ class SearchBudget(unittest.TestCase):
         return r, json.loads(r.stdout)["files"][0]
 
     def vias(self, f):
-        counts = {}
-        for lib in f["libraries"]:
-            counts[lib["found_via"]] = counts.get(lib["found_via"], 0) + 1
-        return counts
+        return dict(collections.Counter(lib["found_via"] for lib in f["libraries"]))
 
     def test_wide_rpath_is_cut_with_a_finding(self):
         path = pathological.rpath_elf(os.path.join(self.tmp, "wide"), 50000, 100)
@@ -690,20 +671,12 @@ class SearchBudget(unittest.TestCase):
         self.assertIn("file-system checks ran out (100000 checks", budget["message"])
 
 
-class OffloadBudget(unittest.TestCase):
+class OffloadBudget(sclib.TempDirCase):
     """GPU code reading is bounded per file: 10,000 zlib bundles declaring a megabyte each (27 s
     before: each was inflated to 1 MiB) are read whole in a second, inflated only to their entry
     tables; 100,000 tiny zstd bundles and entry tables of a megabyte run out the budgets of
     bundles and of entry-table rows, which libs.offload-budget names, and no device is then said
     to lack code."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sc-offload-")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def analyse(self, count, kind):
         path = pathological.bundles_elf(os.path.join(self.tmp, kind + ".so"), count, kind)
