@@ -37,8 +37,10 @@ void sc_diff_print(FILE *out, const cJSON *diff, const char *a_label, const char
 
 /* A sorted index of items by one or two string keys: each lookup that would scan the other side
  * is a binary search, so a comparison is O(n log n) in the items of each side. Among items with
- * equal keys a lookup finds the one added first (the one a scan finds). An allocation that fails
- * sets *oom and leaves the item out. */
+ * equal keys a lookup finds the one added first (the one a scan finds), and only that one is
+ * compared: a repeated probe id, object key, device or file key (which stackcheck never writes)
+ * would otherwise repeat a comparison once per repetition, quadratic in the input. An allocation
+ * that fails sets *oom and leaves the item out. */
 typedef struct {
     struct sc_diff_entry *entries;
     size_t count, cap;
@@ -92,6 +94,9 @@ void sc_diff_each_probe(const cJSON *snapshot, void (*fn)(const cJSON *probe, vo
 void sc_diff_side_init(sc_diff_side *side, const cJSON *snapshot, bool *oom);
 /* The first probe object with this id on a side, or NULL. */
 const cJSON *sc_diff_side_probe(sc_diff_side *side, const char *id);
+/* True when probe is the first on its side with its id: only that one is compared (a repeated id
+ * would repeat the comparison, once per repetition). */
+bool sc_diff_side_first(sc_diff_side *side, const cJSON *probe);
 /* Frees the side's indexes (not its snapshot). */
 void sc_diff_side_free(sc_diff_side *side);
 /* Adds a change that matters when a and b differ (absent and null are the same: both unknown). */

@@ -97,7 +97,7 @@ static bool same_json(const cJSON *a, const cJSON *b)
 
 typedef struct {
     sc_diff_acc *acc;
-    sc_diff_side *other;
+    sc_diff_side *mine, *other;
     bool a_side;
 } status_job;
 
@@ -107,8 +107,8 @@ static void status_of_probe(const cJSON *probe, void *arg)
     const char *id = cJSON_GetStringValue(sc_diff_get(probe, "id"));
     const cJSON *other = sc_diff_side_probe(job->other, id);
     const cJSON *mine = sc_diff_get(probe, "status");
-    if (other && !job->a_side)
-        return; /* compared from the a side already */
+    if ((other && !job->a_side) || !sc_diff_side_first(job->mine, probe))
+        return; /* compared from the a side already, or a repeated id */
     const cJSON *theirs = other ? sc_diff_get(other, "status") : NULL;
     if (other && same_json(mine, theirs))
         return;
@@ -121,7 +121,7 @@ static void status_of_probe(const cJSON *probe, void *arg)
 static void diff_statuses(sc_diff_acc *acc)
 {
     const cJSON *a = acc->a->snapshot, *b = acc->b->snapshot;
-    status_job ja = {acc, acc->b, true}, jb = {acc, acc->a, false};
+    status_job ja = {acc, acc->a, acc->b, true}, jb = {acc, acc->b, acc->a, false};
     sc_diff_each_probe(a, status_of_probe, &ja);
     sc_diff_each_probe(b, status_of_probe, &jb);
     const cJSON *sa = sc_diff_path(a, "summary.status"), *sb = sc_diff_path(b, "summary.status");
@@ -131,7 +131,7 @@ static void diff_statuses(sc_diff_acc *acc)
 
 typedef struct {
     cJSON *list;
-    sc_diff_side *other;
+    sc_diff_side *mine, *other;
 } finding_job;
 
 static void findings_missing_in_other(const cJSON *probe, void *arg)
@@ -139,7 +139,7 @@ static void findings_missing_in_other(const cJSON *probe, void *arg)
     finding_job *job = arg;
     const char *pid = cJSON_GetStringValue(sc_diff_get(probe, "id"));
     const cJSON *findings = sc_diff_get(probe, "findings"), *f;
-    if (!cJSON_IsArray(findings))
+    if (!cJSON_IsArray(findings) || !sc_diff_side_first(job->mine, probe))
         return;
     cJSON_ArrayForEach (f, findings) {
         const char *id = cJSON_GetStringValue(sc_diff_get(f, "id"));
@@ -161,7 +161,7 @@ static cJSON *diff_findings(sc_diff_acc *acc)
     cJSON *out = cJSON_CreateObject();
     cJSON *added = cJSON_AddArrayToObject(out, "added");
     cJSON *resolved = cJSON_AddArrayToObject(out, "resolved");
-    finding_job jb = {added, acc->a}, ja = {resolved, acc->b};
+    finding_job jb = {added, acc->b, acc->a}, ja = {resolved, acc->a, acc->b};
     if (!added || !resolved)
         return out;
     sc_diff_each_probe(acc->b->snapshot, findings_missing_in_other, &jb);
@@ -188,7 +188,7 @@ static void add_timing(cJSON *list, const char *probe, const char *what, double 
 
 typedef struct {
     cJSON *list;
-    sc_diff_side *b;
+    sc_diff_side *a, *b;
     bool *oom;
 } timing_job;
 
@@ -197,11 +197,14 @@ static void walk_timings(timing_job *job, const char *probe, const cJSON *a, con
                          const char *prefix, int depth)
 {
     const cJSON *item;
-    sc_diff_index in_b;
+    sc_diff_index in_a, in_b;
+    sc_diff_index_init(&in_a, job->oom);
     sc_diff_index_init(&in_b, job->oom);
+    sc_diff_index_members(&in_a, depth > WALK_DEPTH ? NULL : a);
     sc_diff_index_members(&in_b, depth > WALK_DEPTH ? NULL : b);
     cJSON_ArrayForEach (item, a) {
-        if (!item->string || depth > WALK_DEPTH)
+        if (!item->string || depth > WALK_DEPTH ||
+            sc_diff_index_find(&in_a, item->string, NULL) != item)
             continue;
         const cJSON *other = sc_diff_index_find(&in_b, item->string, NULL);
         char path[256];
@@ -212,24 +215,36 @@ static void walk_timings(timing_job *job, const char *probe, const cJSON *a, con
                  strcmp(item->string + strlen(item->string) - 3, "_ms") == 0)
             add_timing(job->list, probe, path, item->valuedouble, other->valuedouble);
     }
+    sc_diff_index_free(&in_a);
     sc_diff_index_free(&in_b);
 }
 
-/* The duration of each app stage present in both, by name: the first stage of b with that name
- * and a duration. */
+/* The stages of an app probe's facts that have a duration, by name. */
+static void index_timed_stages(sc_diff_index *ix, const cJSON *facts)
+{
+    const cJSON *st;
+    cJSON_ArrayForEach (st, sc_diff_get(facts, "stages")) {
+        if (cJSON_IsNumber(sc_diff_get(st, "duration_ms")))
+            sc_diff_index_add(ix, cJSON_GetStringValue(sc_diff_get(st, "name")), NULL, st);
+    }
+}
+
+/* The duration of each app stage present in both, by name: the first stage of each side with
+ * that name and a duration. */
 static void stage_timings(timing_job *job, const char *probe, const cJSON *fa, const cJSON *fb)
 {
     const cJSON *sa, *sb;
-    sc_diff_index timed_b;
+    sc_diff_index timed_a, timed_b;
+    sc_diff_index_init(&timed_a, job->oom);
     sc_diff_index_init(&timed_b, job->oom);
-    cJSON_ArrayForEach (sb, sc_diff_get(fb, "stages")) {
-        if (cJSON_IsNumber(sc_diff_get(sb, "duration_ms")))
-            sc_diff_index_add(&timed_b, cJSON_GetStringValue(sc_diff_get(sb, "name")), NULL, sb);
-    }
+    index_timed_stages(&timed_a, fa);
+    index_timed_stages(&timed_b, fb);
     cJSON_ArrayForEach (sa, sc_diff_get(fa, "stages")) {
         const char *name = cJSON_GetStringValue(sc_diff_get(sa, "name"));
         const cJSON *da = sc_diff_get(sa, "duration_ms");
-        sb = cJSON_IsNumber(da) ? sc_diff_index_find(&timed_b, name, NULL) : NULL;
+        sb = sc_diff_index_find(&timed_a, name, NULL) == sa
+                 ? sc_diff_index_find(&timed_b, name, NULL)
+                 : NULL;
         if (!sb)
             continue;
         char what[200];
@@ -237,6 +252,7 @@ static void stage_timings(timing_job *job, const char *probe, const cJSON *fa, c
         add_timing(job->list, probe, what, da->valuedouble,
                    sc_diff_get(sb, "duration_ms")->valuedouble);
     }
+    sc_diff_index_free(&timed_a);
     sc_diff_index_free(&timed_b);
 }
 
@@ -246,7 +262,7 @@ static void timings_of_probe(const cJSON *pa, void *arg)
     const char *id = cJSON_GetStringValue(sc_diff_get(pa, "id"));
     const cJSON *pb = sc_diff_side_probe(job->b, id);
     const cJSON *da = sc_diff_get(pa, "duration_ms"), *db = sc_diff_get(pb, "duration_ms");
-    if (!pb)
+    if (!pb || !sc_diff_side_first(job->a, pa))
         return;
     if (cJSON_IsNumber(da) && cJSON_IsNumber(db) && da->valuedouble > 0 && db->valuedouble > 0)
         add_timing(job->list, id, "probe", da->valuedouble, db->valuedouble);
@@ -276,7 +292,7 @@ static void compare(cJSON *diff, sc_diff_acc *acc, const sc_diff_options *opt)
     diff_statuses(acc);
     cJSON_AddItemToObject(diff, "findings", diff_findings(acc));
     cJSON *timings = cJSON_AddArrayToObject(diff, "timings");
-    timing_job tj = {timings, acc->b, &acc->oom};
+    timing_job tj = {timings, acc->a, acc->b, &acc->oom};
     if (timings)
         sc_diff_each_probe(acc->a->snapshot, timings_of_probe, &tj);
     cJSON_AddItemToObject(diff, "numerics", sc_diff_numerics(acc, opt));

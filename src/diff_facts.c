@@ -159,12 +159,13 @@ static void walk_versions(sc_diff_acc *acc, const char *probe, const cJSON *a, c
     sc_diff_index_members(&in_a, a);
     sc_diff_index_members(&in_b, b);
     cJSON_ArrayForEach (item, a) {
-        if (item->string)
+        if (item->string && sc_diff_index_find(&in_a, item->string, NULL) == item)
             visit(acc, probe, item->string, item, sc_diff_index_find(&in_b, item->string, NULL),
                   prefix, depth);
     }
     cJSON_ArrayForEach (item, b) {
-        if (item->string && !sc_diff_index_find(&in_a, item->string, NULL))
+        if (item->string && !sc_diff_index_find(&in_a, item->string, NULL) &&
+            sc_diff_index_find(&in_b, item->string, NULL) == item)
             visit(acc, probe, item->string, NULL, item, prefix, depth);
     }
     sc_diff_index_free(&in_a);
@@ -183,6 +184,8 @@ static void facts_of_pair(const cJSON *probe, void *arg)
     const cJSON *fa = facts_of(pp->acc->a, id), *fb = facts_of(pp->acc->b, id);
     if (pp->b_only && cJSON_IsObject(fa))
         return; /* compared from the a side */
+    if (!sc_diff_side_first(pp->b_only ? pp->acc->b : pp->acc->a, probe))
+        return;
     if (!cJSON_IsObject(fa) && !cJSON_IsObject(fb))
         return;
     walk_versions(pp->acc, id, cJSON_IsObject(fa) ? fa : NULL, cJSON_IsObject(fb) ? fb : NULL, "",

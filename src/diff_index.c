@@ -160,6 +160,11 @@ const cJSON *sc_diff_side_probe(sc_diff_side *side, const char *id)
     return sc_diff_index_find(&side->probes, id, NULL);
 }
 
+bool sc_diff_side_first(sc_diff_side *side, const cJSON *probe)
+{
+    return sc_diff_side_probe(side, cJSON_GetStringValue(sc_diff_get(probe, "id"))) == probe;
+}
+
 void sc_diff_side_free(sc_diff_side *side)
 {
     sc_diff_index_free(&side->probes);

@@ -53,17 +53,20 @@ static void compare_device(sc_diff_acc *acc, const char *area, const char *label
                            const cJSON *db)
 {
     const cJSON *item;
-    sc_diff_index in_b;
+    sc_diff_index in_a, in_b;
+    sc_diff_index_init(&in_a, &acc->oom);
     sc_diff_index_init(&in_b, &acc->oom);
+    sc_diff_index_members(&in_a, da);
     sc_diff_index_members(&in_b, db);
     cJSON_ArrayForEach (item, da) {
         if (!item->string || volatile_key(item->string) || cJSON_IsObject(item) ||
-            cJSON_IsArray(item))
+            cJSON_IsArray(item) || sc_diff_index_find(&in_a, item->string, NULL) != item)
             continue;
         char what[600];
         snprintf(what, sizeof what, "%.400s %.100s", label, item->string);
         sc_diff_compare(acc, area, what, item, sc_diff_index_find(&in_b, item->string, NULL));
     }
+    sc_diff_index_free(&in_a);
     sc_diff_index_free(&in_b);
 }
 
@@ -80,9 +83,10 @@ static cJSON *device_summary(const cJSON *dev)
     return o;
 }
 
-/* Devices one side has and the other lacks (theirs: the other side's devices by key). */
+/* Devices one side has and the other lacks (each side's devices by key: the first with a key
+ * stands for it). */
 static void devices_only_in(sc_diff_acc *acc, const char *probe, const cJSON *mine,
-                            sc_diff_index *theirs, bool mine_is_b)
+                            sc_diff_index *mine_ix, sc_diff_index *theirs, bool mine_is_b)
 {
     const cJSON *dev;
     int i = 0;
@@ -91,7 +95,7 @@ static void devices_only_in(sc_diff_acc *acc, const char *probe, const cJSON *mi
         if (i >= LIST_MAX || !cJSON_IsObject(dev))
             break;
         device_key(dev, i++, key, sizeof key);
-        if (sc_diff_index_find(theirs, key, NULL))
+        if (sc_diff_index_find(theirs, key, NULL) || sc_diff_index_find(mine_ix, key, NULL) != dev)
             continue;
         snprintf(what, sizeof what, "%s device %s", probe, key);
         cJSON *summary = device_summary(dev);
@@ -126,13 +130,13 @@ static void diff_device_list(sc_diff_acc *acc, const char *probe, const char *pa
         device_key(dev, i++, key, sizeof key);
         const cJSON *other = sc_diff_index_find(&in_b, key, NULL);
         snprintf(what, sizeof what, "%s device %s", probe, key);
-        if (other)
+        if (other && sc_diff_index_find(&in_a, key, NULL) == dev)
             compare_device(acc, "devices", what, dev, other);
     }
     if (!cJSON_IsArray(lb)) /* only an array of b has devices a lacks or b lacks */
         sc_diff_index_free(&in_b);
-    devices_only_in(acc, probe, list_a, &in_b, false);
-    devices_only_in(acc, probe, cJSON_IsArray(lb) ? lb : NULL, &in_a, true);
+    devices_only_in(acc, probe, list_a, &in_a, &in_b, false);
+    devices_only_in(acc, probe, cJSON_IsArray(lb) ? lb : NULL, &in_b, &in_a, true);
     sc_diff_index_free(&in_a);
     sc_diff_index_free(&in_b);
 }
@@ -150,13 +154,15 @@ static void diff_library_list(sc_diff_acc *acc, const char *probe, const char *p
                               const cJSON *la, const cJSON *lb, bool b_only)
 {
     const cJSON *lib, *mine = b_only ? lb : la;
-    sc_diff_index theirs;
+    sc_diff_index mine_ix, theirs;
+    sc_diff_index_init(&mine_ix, &acc->oom);
     sc_diff_index_init(&theirs, &acc->oom);
+    index_by_member(&mine_ix, mine, "name");
     index_by_member(&theirs, b_only ? la : lb, "name");
     int i = 0;
     cJSON_ArrayForEach (lib, mine) {
         const char *name = cJSON_GetStringValue(sc_diff_get(lib, "name"));
-        if (i++ >= LIST_MAX || !name)
+        if (i++ >= LIST_MAX || !name || sc_diff_index_find(&mine_ix, name, NULL) != lib)
             continue;
         const cJSON *match = sc_diff_index_find(&theirs, name, NULL);
         char what[400];
@@ -170,6 +176,7 @@ static void diff_library_list(sc_diff_acc *acc, const char *probe, const char *p
                             sc_diff_get(match, "realpath"));
         }
     }
+    sc_diff_index_free(&mine_ix);
     sc_diff_index_free(&theirs);
 }
 
@@ -181,18 +188,26 @@ static const char *install_path(const cJSON *inst)
     return p ? p : cJSON_GetStringValue(sc_diff_get(inst, "root"));
 }
 
+static void index_installs(sc_diff_index *ix, const cJSON *list)
+{
+    const cJSON *inst;
+    cJSON_ArrayForEach (inst, list)
+        sc_diff_index_add(ix, install_path(inst), NULL, inst);
+}
+
 /* Installed roots by path: added, removed, or another version. */
 static void diff_installs(sc_diff_acc *acc, const char *probe, const cJSON *la, const cJSON *lb,
                           bool b_only)
 {
-    const cJSON *inst, *other, *mine = b_only ? lb : la, *their_list = b_only ? la : lb;
-    sc_diff_index theirs;
+    const cJSON *inst, *mine = b_only ? lb : la;
+    sc_diff_index mine_ix, theirs;
+    sc_diff_index_init(&mine_ix, &acc->oom);
     sc_diff_index_init(&theirs, &acc->oom);
-    cJSON_ArrayForEach (other, their_list)
-        sc_diff_index_add(&theirs, install_path(other), NULL, other);
+    index_installs(&mine_ix, mine);
+    index_installs(&theirs, b_only ? la : lb);
     cJSON_ArrayForEach (inst, mine) {
         const char *path = install_path(inst);
-        if (!path)
+        if (!path || sc_diff_index_find(&mine_ix, path, NULL) != inst)
             continue;
         const cJSON *match = sc_diff_index_find(&theirs, path, NULL);
         char what[400];
@@ -208,6 +223,7 @@ static void diff_installs(sc_diff_acc *acc, const char *probe, const cJSON *la, 
                             sc_diff_get(match, install_keys[i]));
         }
     }
+    sc_diff_index_free(&mine_ix);
     sc_diff_index_free(&theirs);
 }
 
@@ -218,6 +234,18 @@ static const char *file_key(const cJSON *file)
     return k ? k : cJSON_GetStringValue(sc_diff_get(file, "path"));
 }
 
+/* Indexes the first LIST_MAX files of a list by their keys. */
+static void index_files(sc_diff_index *ix, const cJSON *files)
+{
+    const cJSON *f;
+    int i = 0;
+    cJSON_ArrayForEach (f, files) {
+        if (i++ >= LIST_MAX)
+            break;
+        sc_diff_index_add(ix, file_key(f), NULL, f);
+    }
+}
+
 /* The libraries layer's files[] {soname, root, realpath, libraries[]}: where each file and each
  * library it loads came from. */
 static void diff_files(sc_diff_acc *acc, const char *probe, const cJSON *fa, const cJSON *fb)
@@ -226,20 +254,17 @@ static void diff_files(sc_diff_acc *acc, const char *probe, const cJSON *fa, con
     int i = 0;
     if (!cJSON_IsArray(la) || !cJSON_IsArray(lb))
         return;
-    sc_diff_index in_b;
+    sc_diff_index in_a, in_b;
+    sc_diff_index_init(&in_a, &acc->oom);
     sc_diff_index_init(&in_b, &acc->oom);
-    cJSON_ArrayForEach (file, lb) {
-        if (i++ >= LIST_MAX)
-            break;
-        sc_diff_index_add(&in_b, file_key(file), NULL, file);
-    }
-    i = 0;
+    index_files(&in_a, la);
+    index_files(&in_b, lb);
     cJSON_ArrayForEach (file, la) {
         const char *key = file_key(file);
         const cJSON *other = sc_diff_index_find(&in_b, key, NULL);
         if (i++ >= LIST_MAX)
             break;
-        if (!other)
+        if (!other || sc_diff_index_find(&in_a, key, NULL) != file)
             continue;
         char what[400], label[300];
         snprintf(what, sizeof what, "%s file %.200s", probe, key);
@@ -252,6 +277,7 @@ static void diff_files(sc_diff_acc *acc, const char *probe, const cJSON *fa, con
         diff_library_list(acc, probe, label, xa, xb, false);
         diff_library_list(acc, probe, label, xa, xb, true);
     }
+    sc_diff_index_free(&in_a);
     sc_diff_index_free(&in_b);
 }
 

@@ -2,7 +2,8 @@
 by the time-bounded tests and the benchmarks in bench/ (which call this file as a script):
 
   diff SIZE OUT_DIR [--shape S]   two snapshots a.json and b.json, SIZE items a side, half shared
-                                  (shapes: findings, probes, stages, modules, lists, keys, mixed)
+                                  (shapes: findings, probes, stages, modules, lists, keys,
+                                  repeats, mixed)
   rpath-elf OUT_DIR [--entries N] [--missing M]
                                   OUT_DIR/libwide.so: an RPATH of N distinct absent directories and
                                   M DT_NEEDED libraries found nowhere
@@ -28,7 +29,7 @@ CC = shutil.which("cc") or "gcc"
 
 # ---- snapshots for diff ----
 
-SHAPES = ("findings", "probes", "stages", "modules", "lists", "keys", "mixed")
+SHAPES = ("findings", "probes", "stages", "modules", "lists", "keys", "repeats", "mixed")
 
 
 def _probe(pid, findings=(), facts=None, status="warn"):
@@ -72,6 +73,15 @@ def snapshot(size, side, shape="findings"):
     if shape in ("keys", "mixed"):
         facts["versions"] = {"k%d_version" % i: "1.%d" % (i % 5) for i in items}
         facts["timing"] = {"t%d_ms" % i: 1.0 + i % 3 for i in items}
+    if shape == "repeats":
+        # a: one probe id repeated SIZE times; b: that probe once, with SIZE keys in its facts
+        if side:
+            probes.append(_probe("app.script", facts={
+                "timing": {"t%d_ms" % i: 1.0 for i in range(size)},
+                "versions": {"k%d_version" % i: "1" for i in range(size)}}))
+        else:
+            probes += [_probe("app.script", facts={"timing": {"t0_ms": 2.0}, "versions": {}})
+                       for _ in range(size)]
     if facts:
         probes.append(_probe("app.script", facts=facts))
     return {"schema": "stackcheck/snapshot/v1", "created": "2025-01-0%dT00:00:00Z" % (side + 1),
