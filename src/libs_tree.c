@@ -108,8 +108,8 @@ static int fd_realpath(const sc_root *root, int fd, char *buf, size_t size)
  * name, with that soname, or from the same file. */
 static void load_needed(analysis *a, int parent, const char *name)
 {
-    if (sc_symset_has(&a->names, name))
-        return;
+    if (a->count >= MAX_NODES || sc_symset_has(&a->names, name))
+        return; /* a full tree takes no more: its lookups would be spent for nothing */
     sc_ld_hit hit;
     bool found = sc_ldresolve(&a->resolver, &a->nodes[parent]->ld, name, &hit) == 0;
     char real[PATH_MAX];
