@@ -22,6 +22,7 @@ typedef struct {
     const char *s;
     size_t n;
     sc_buf *out;
+    size_t checked_until; /* the lines before this start no orphan key body */
 } scan;
 
 /* A token of a well-known shape: the prefix, then at least min_rest characters that are
@@ -107,8 +108,9 @@ enum value_kind { VALUE_WORD, VALUE_QUERY, VALUE_LINE };
 
 /* Where the value that starts at i ends. A quoted value runs to its closing quote (backslash
  * escapes honoured) or the end of the line; a bare one to whitespace or a quote (VALUE_WORD), also
- * to '&' or '#' (VALUE_QUERY), or to the end of the line (VALUE_LINE, "name: value"), or to the
- * quote that closes a string the name opened ('Authorization: Basic x' stops at the quote). */
+ * to '&' or '#' (VALUE_QUERY), or to the end of the line or " | ", where lines of output were
+ * joined into one (VALUE_LINE, "name: value"), or to the quote that closes a string the name
+ * opened ('Authorization: Basic x' stops at the quote). */
 static size_t value_end(const scan *sc, size_t i, enum value_kind kind, char enclosing)
 {
     const char *s = sc->s;
@@ -123,6 +125,8 @@ static size_t value_end(const scan *sc, size_t i, enum value_kind kind, char enc
     for (; j < sc->n && s[j] != '\n' && s[j] != '\r'; j++) {
         if (kind != VALUE_LINE && (is_space(s[j]) || is_quote(s[j])))
             break;
+        if (kind == VALUE_LINE && sc->n - j >= 3 && memcmp(s + j, " | ", 3) == 0)
+            break; /* where sc_app_one_line joined two lines */
         if ((kind == VALUE_QUERY && (s[j] == '&' || s[j] == '#')) ||
             (enclosing && s[j] == enclosing))
             break;
@@ -188,22 +192,34 @@ static size_t try_key_block(scan *sc, size_t i)
     return end ? j - i : sc->n - i;
 }
 
-/* The end of a private key block whose BEGIN line was cut off (the text starts inside it): the
- * first armor line of a private key is an END line. 0 when there is none. */
-static size_t orphan_key_end(const scan *sc)
+/* The start of the next line when the line at i holds only base64 characters, else 0. */
+static size_t base64_line(const scan *sc, size_t i)
 {
-    const char *s = sc->s, *p;
-    for (size_t from = 0; (p = memmem(s + from, sc->n - from, "PRIVATE KEY", 11)) != NULL;) {
-        size_t at = (size_t)(p - s);
-        for (size_t k = at; k-- > 0 && at - k < 100;) {
-            bool begin, private_key;
-            size_t len = s[k] == '-' ? armor_line(sc, k, &begin, &private_key) : 0;
-            if (len)
-                return begin ? 0 : k + len;
-        }
-        from = at + 1;
+    size_t j = i;
+    while (j < sc->n && (isalnum((unsigned char)sc->s[j]) || strchr("+/=", sc->s[j])))
+        j++;
+    if (j < sc->n && sc->s[j] == '\r')
+        j++;
+    return j > i && j < sc->n && sc->s[j] == '\n' ? j + 1 : 0;
+}
+
+/* At the start of a line: base64 lines followed by the END line of a private key whose BEGIN
+ * line is missing (the text began inside the key) are its body, redacted through the END line. */
+static size_t try_orphan_key(scan *sc, size_t i)
+{
+    size_t j = i, next;
+    if (i < sc->checked_until)
+        return 0;
+    while ((next = base64_line(sc, j)) != 0)
+        j = next;
+    bool begin, private_key;
+    size_t len = j > i ? armor_line(sc, j, &begin, &private_key) : 0;
+    if (!len || begin || !private_key) {
+        sc->checked_until = j; /* the lines of this run start no key body either */
+        return 0;
     }
-    return 0;
+    emit_redacted(sc);
+    return j + len - i;
 }
 
 /* A private IPv4 literal (10/8, 172.16/12, 192.168/16) or an internal DNS suffix. */
@@ -230,26 +246,25 @@ static size_t authority_end(const scan *sc, size_t i)
     return i;
 }
 
-/* The '@' that ends a URL's userinfo, or 0 when there is none. The last '@' of the authority
- * counts ("u:p@ss@host"); "user:pa/ss@host" (a password holding '/', which ends the authority
- * early) is found too: a ':' not followed by a port and an '@' before the next whitespace. */
+/* The '@' that ends a URL's userinfo, or 0 when there is none: the last '@' of the authority
+ * ("u:p@ss@host"). When the authority holds a ':' that is not a port's, a password may also hold
+ * '/', which ends the authority early ("user:pa/ss@host"): then the last '@' before the next
+ * whitespace counts, hiding too much rather than a part of the password. */
 static size_t userinfo_at(const scan *sc, size_t auth, size_t aend)
 {
-    const char *s = sc->s;
-    for (size_t k = aend; k > auth; k--)
+    const char *s = sc->s, *colon = memchr(s + auth, ':', aend - auth);
+    size_t limit = aend;
+    if (colon) {
+        size_t k = (size_t)(colon - s) + 1;
+        while (k < aend && isdigit((unsigned char)s[k]))
+            k++;
+        while (k != aend && limit < sc->n && limit - aend < 256 && !is_space(s[limit]) &&
+               !is_quote(s[limit]))
+            limit++;
+    }
+    for (size_t k = limit; k > auth; k--)
         if (s[k - 1] == '@')
             return k - 1;
-    const char *colon = memchr(s + auth, ':', aend - auth);
-    if (!colon)
-        return 0;
-    size_t k = (size_t)(colon - s) + 1;
-    while (k < aend && isdigit((unsigned char)s[k]))
-        k++;
-    if (k == aend)
-        return 0; /* host:port */
-    for (k = aend; k < sc->n && k - aend < 256 && !is_space(s[k]) && !is_quote(s[k]); k++)
-        if (s[k] == '@')
-            return k;
     return 0;
 }
 
@@ -487,24 +502,31 @@ static size_t try_word(scan *sc, size_t i)
     return used;
 }
 
+/* What a rule makes of the text at i: the bytes it consumed (its output emitted), or 0. */
+static size_t try_rules(scan *sc, size_t i)
+{
+    const char *s = sc->s;
+    char c = s[i];
+    size_t used = i == 0 || s[i - 1] == '\n' ? try_orphan_key(sc, i) : 0;
+    if (used)
+        return used;
+    if (c == '-')
+        return try_dash(sc, i);
+    if (isalnum((unsigned char)c) && (i == 0 || !(is_word(s[i - 1]) || s[i - 1] == '-')))
+        return try_word(sc, i);
+    if (c == '=' || c == ':')
+        return try_pair(sc, i);
+    return 0;
+}
+
 char *sc_redact_text(const char *s, size_t n)
 {
     sc_buf out;
     sc_buf_init(&out);
     sc_buf_append(&out, "", 0);
-    scan sc = {s, n, &out};
-    size_t i = orphan_key_end(&sc);
-    if (i)
-        emit_redacted(&sc);
-    while (i < n) {
-        char c = s[i];
-        size_t used = 0;
-        if (c == '-')
-            used = try_dash(&sc, i);
-        else if (isalnum((unsigned char)c) && (i == 0 || !(is_word(s[i - 1]) || s[i - 1] == '-')))
-            used = try_word(&sc, i);
-        else if (c == '=' || c == ':')
-            used = try_pair(&sc, i);
+    scan sc = {s, n, &out, 0};
+    for (size_t i = 0; i < n;) {
+        size_t used = try_rules(&sc, i);
         if (!used) {
             emit(&sc, s + i, 1);
             used = 1;
