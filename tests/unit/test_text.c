@@ -45,7 +45,7 @@ static void test_clean_replaces_each_invalid_byte(void **state)
     assert_clean("a\0b", 3, "a" FFFD "b");
     assert_clean("\x9b"
                  "31m",
-                 4, FFFD "31m"); /* a raw 8-bit CSI is no character */
+                 4, FFFD "31m");             /* a raw 8-bit CSI is no character */
     assert_clean("\xc2\x9b", 2, "\xc2\x9b"); /* U+009B is valid UTF-8: escaped only on output */
 }
 
@@ -106,8 +106,7 @@ static void test_terminal_escapes(void **state)
     assert_term("abc\xe2\x80\xae"
                 "fed",
                 "abc\\u202efed"); /* RIGHT-TO-LEFT OVERRIDE */
-    assert_term("\xe2\x81\xa6\xe2\x80\x8f\xd8\x9c\xe2\x80\xa8",
-                "\\u2066\\u200f\\u061c\\u2028");
+    assert_term("\xe2\x81\xa6\xe2\x80\x8f\xd8\x9c\xe2\x80\xa8", "\\u2066\\u200f\\u061c\\u2028");
     assert_term("\xff\xfe", "\\xff\\xfe");
     assert_term("\xe2\x82", "\\xe2\\x82");
     assert_term("\xe2\x82\xac", "\xe2\x82\xac");
