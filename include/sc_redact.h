@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* True when the variable name matters to an accelerator stack (device visibility, runtime, loader,
  * Python, framework variables). */
@@ -42,6 +43,13 @@ void sc_redact_vformat(char *dst, size_t size, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 void sc_redact_format(char *dst, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A line stackcheck prints about outside things (errors naming paths, arguments, what a snapshot
+ * holds): prefix as it is, then the formatted text through the door (valid UTF-8, redacted) and
+ * escaped for a terminal (see sc_term_print), then a newline. */
+void sc_print_line(FILE *out, const char *prefix, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void sc_print_vline(FILE *out, const char *prefix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 /* The env object of the snapshot from envp: allowed names only, values scrubbed, secret names
  * kept with the value "[redacted]". */
 cJSON *sc_env_capture(char *const *envp);

@@ -4,7 +4,6 @@
 #ifndef SC_TEXT_H
 #define SC_TEXT_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -31,10 +30,4 @@ void sc_text_copy(char *dst, size_t size, const char *src);
  * (U+0080-U+009F), bidirectional controls (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069)
  * and line separators (U+2028, U+2029) as \uNNNN. NULL prints nothing. */
 void sc_term_print(FILE *out, const char *s, size_t max);
-/* prefix (trusted text), then text escaped as sc_term_print does, then a newline. */
-void sc_term_line(FILE *out, const char *prefix, const char *text);
-/* sc_term_line with printf-style text. */
-void sc_term_linef(FILE *out, const char *prefix, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 #endif

@@ -16,7 +16,6 @@
 #include "sc_report.h"
 #include "sc_runner.h"
 #include "sc_snapshot.h"
-#include "sc_text.h"
 #include "sc_version.h"
 
 static const char usage_text[] =
@@ -100,12 +99,8 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 {
     va_list ap;
     va_start(ap, fmt);
-    char *text = NULL;
-    if (vasprintf(&text, fmt, ap) < 0)
-        text = NULL;
+    sc_print_vline(stderr, "stackcheck: ", fmt, ap);
     va_end(ap);
-    sc_term_line(stderr, "stackcheck: ", text ? text : "invalid command line");
-    free(text);
     fputs("Try 'stackcheck --help'.\n", stderr);
     return SC_EXIT_USAGE;
 }
@@ -117,9 +112,9 @@ int sc_cli_bad_option(const char *command, int c, char **argv)
     snprintf(prefix, sizeof prefix, "stackcheck%s%s: ", command ? " " : "", command ? command : "");
     const char *arg = argv[optind - 1];
     if (strncmp(arg, "--", 2) != 0 && optopt > 0 && optopt < 256)
-        sc_term_linef(stderr, prefix, "%s '-%c'", what, optopt);
+        sc_print_line(stderr, prefix, "%s '-%c'", what, optopt);
     else
-        sc_term_linef(stderr, prefix, "%s '%s'", what, arg);
+        sc_print_line(stderr, prefix, "%s '%s'", what, arg);
     fprintf(stderr, "Try 'stackcheck%s%s --help'.\n", command ? " " : "", command ? command : "");
     return SC_EXIT_USAGE;
 }
@@ -194,11 +189,11 @@ static int write_outputs(const cJSON *snapshot, const sc_options *opt)
     sc_error err = {0};
     int rc = 0;
     if (opt->json_path && sc_snapshot_write(snapshot, opt->json_path, &err) < 0) {
-        sc_term_line(stderr, "stackcheck: ", err.message);
+        sc_print_line(stderr, "stackcheck: ", "%s", err.message);
         rc = SC_EXIT_USAGE;
     }
     if (opt->junit_path && sc_junit_write(snapshot, opt->junit_path, &err) < 0) {
-        sc_term_line(stderr, "stackcheck: ", err.message);
+        sc_print_line(stderr, "stackcheck: ", "%s", err.message);
         rc = SC_EXIT_USAGE;
     }
     return rc;
@@ -213,7 +208,7 @@ int sc_cmd_run(int argc, char **argv)
     sc_root root;
     sc_error err = {0};
     if (sc_root_open(&root, opt.sysroot, &err) < 0) {
-        sc_term_line(stderr, "stackcheck: ", err.message);
+        sc_print_line(stderr, "stackcheck: ", "%s", err.message);
         return SC_EXIT_USAGE;
     }
     bool json_stdout = opt.json_path && strcmp(opt.json_path, "-") == 0;
@@ -243,7 +238,7 @@ int sc_cmd_explain(int argc, char **argv)
                            "explain needs one finding id, e.g. stackcheck explain hip.no-device");
     if (sc_findings_explain(stdout, argv[1]) == 0)
         return SC_EXIT_OK;
-    sc_term_linef(stderr, "stackcheck: ", "no finding '%s'; `stackcheck list` shows them all",
+    sc_print_line(stderr, "stackcheck: ", "no finding '%s'; `stackcheck list` shows them all",
                   argv[1]);
     return SC_EXIT_USAGE;
 }

@@ -185,7 +185,7 @@ static int parse_tolerance(const char *text, double *out, const char *name)
     errno = 0;
     double v = strtod(text, &end);
     if (errno || end == text || *end || !isfinite(v) || v < 0) {
-        sc_term_linef(stderr, "stackcheck diff: ", "invalid %s '%s' (a number >= 0)", name, text);
+        sc_print_line(stderr, "stackcheck diff: ", "invalid %s '%s' (a number >= 0)", name, text);
         return -1;
     }
     *out = v;
@@ -239,7 +239,7 @@ static int report(cJSON *diff, const char *a, const char *b, const char *json_pa
     sc_redact_json(diff); /* the one door out: both snapshots may hold anything */
     sc_diff_print(json_path && strcmp(json_path, "-") == 0 ? stderr : stdout, diff, a, b);
     if (json_path && sc_snapshot_write(diff, json_path, &err) < 0) {
-        sc_term_line(stderr, "stackcheck diff: ", err.message);
+        sc_print_line(stderr, "stackcheck diff: ", "%s", err.message);
         return SC_EXIT_USAGE;
     }
     return cJSON_IsTrue(cJSON_GetObjectItem(diff, "differs")) ? SC_EXIT_FAIL : SC_EXIT_OK;
@@ -257,7 +257,7 @@ int sc_cmd_diff(int argc, char **argv)
     sc_error err = {0};
     cJSON *a = load(pa, &err), *b = a ? load(pb, &err) : NULL, *diff = NULL;
     if (!a || !b) {
-        sc_term_line(stderr, "stackcheck diff: ", err.message);
+        sc_print_line(stderr, "stackcheck diff: ", "%s", err.message);
         rc = SC_EXIT_USAGE;
     } else if (!(diff = sc_diff_snapshots(a, b, &opt))) {
         fputs("stackcheck diff: out of memory\n", stderr);

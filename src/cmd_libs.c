@@ -193,7 +193,7 @@ static int analyse_all(const sc_root *root, const libs_options *o, char **paths,
         cJSON *file = NULL;
         sc_error err = {0};
         if (sc_libs_analyze(root, paths[i], &cfg, &file, &err) < 0) {
-            sc_term_line(stderr, "stackcheck libs: ", err.message);
+            sc_print_line(stderr, "stackcheck libs: ", "%s", err.message);
             rc = SC_EXIT_USAGE;
             continue;
         }
@@ -217,7 +217,7 @@ int sc_cmd_libs(int argc, char **argv)
     sc_root root;
     sc_error err = {0};
     if (sc_root_open(&root, o.sysroot, &err) < 0) {
-        sc_term_line(stderr, "stackcheck libs: ", err.message);
+        sc_print_line(stderr, "stackcheck libs: ", "%s", err.message);
         return SC_EXIT_USAGE;
     }
     cJSON *doc = cJSON_CreateObject();
@@ -225,7 +225,7 @@ int sc_cmd_libs(int argc, char **argv)
     FILE *out = (o.json && strcmp(o.json, "-") == 0) ? stderr : stdout;
     rc = analyse_all(&root, &o, argv + optind, argc - optind, files, out);
     if (o.json && sc_snapshot_write(doc, o.json, &err) < 0) {
-        sc_term_line(stderr, "stackcheck libs: ", err.message);
+        sc_print_line(stderr, "stackcheck libs: ", "%s", err.message);
         rc = SC_EXIT_USAGE;
     }
     cJSON_Delete(doc);

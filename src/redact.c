@@ -22,15 +22,22 @@ char *sc_redact_value(const char *value)
     return out;
 }
 
-void sc_redact_vformat(char *dst, size_t size, const char *fmt, va_list ap)
+/* The whole text formatted, made valid UTF-8 and redacted; malloc'd, NULL on failure. */
+static char *format_redacted(const char *fmt, va_list ap)
 {
     char *raw = NULL;
     if (vasprintf(&raw, fmt, ap) < 0)
-        raw = NULL;
-    char *clean = raw ? sc_redact_value(raw) : NULL;
+        return NULL;
+    char *clean = sc_redact_value(raw);
+    free(raw);
+    return clean;
+}
+
+void sc_redact_vformat(char *dst, size_t size, const char *fmt, va_list ap)
+{
+    char *clean = format_redacted(fmt, ap);
     sc_text_copy(dst, size, clean ? clean : REDACTED);
     free(clean);
-    free(raw);
 }
 
 void sc_redact_format(char *dst, size_t size, const char *fmt, ...)
@@ -38,6 +45,23 @@ void sc_redact_format(char *dst, size_t size, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     sc_redact_vformat(dst, size, fmt, ap);
+    va_end(ap);
+}
+
+void sc_print_vline(FILE *out, const char *prefix, const char *fmt, va_list ap)
+{
+    char *clean = format_redacted(fmt, ap);
+    fputs(prefix, out);
+    sc_term_print(out, clean ? clean : "(out of memory)", (size_t)-1);
+    fputc('\n', out);
+    free(clean);
+}
+
+void sc_print_line(FILE *out, const char *prefix, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sc_print_vline(out, prefix, fmt, ap);
     va_end(ap);
 }
 

@@ -194,8 +194,11 @@ static void print_verdict(FILE *out, const cJSON *snap, bool color)
         sc_term_print(out, get_str(ff, "hint"), 2000);
         fputc('\n', out);
     }
-    if (get_str(ff, "finding"))
-        sc_term_line(out, "  more: stackcheck explain ", get_str(ff, "finding"));
+    if (get_str(ff, "finding")) {
+        fputs("  more: stackcheck explain ", out);
+        sc_term_print(out, get_str(ff, "finding"), 200);
+        fputc('\n', out);
+    }
 }
 
 void sc_report_print(FILE *out, const cJSON *snapshot, bool color, int verbosity)

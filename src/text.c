@@ -5,6 +5,7 @@
 #include "sc_text.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,23 +158,4 @@ void sc_term_print(FILE *out, const char *s, size_t max)
             fwrite(s + i, 1, len, out);
         i += len;
     }
-}
-
-void sc_term_line(FILE *out, const char *prefix, const char *text)
-{
-    fputs(prefix, out);
-    sc_term_print(out, text, (size_t)-1);
-    fputc('\n', out);
-}
-
-void sc_term_linef(FILE *out, const char *prefix, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *text = NULL;
-    if (vasprintf(&text, fmt, ap) < 0)
-        text = NULL;
-    va_end(ap);
-    sc_term_line(out, prefix, text ? text : "(out of memory)");
-    free(text);
 }

@@ -140,7 +140,7 @@ class Hygiene(unittest.TestCase):
         self.assertIn("\ufffd.so", doc["files"][0]["path"])
         for args, shown in (([b"explain", b"\x1b]52;c;SGVsbG8=\x07"], b"\\x1b]52"),
                             ([b"--\x1b[31mcolour"], b"\\x1b[31m"), ([b"libs", b"--\x1b[2J"], b"\\x1b[2J"),
-                            ([b"diff", b"--\x9b1m", b"a", b"b"], b"\\x9b1m"),
+                            ([b"diff", b"--\x9b1m", b"a", b"b"], "\ufffd1m".encode()),
                             ([b"diff", b"--\xc2\x9b1m", b"a", b"b"], b"\\u009b1m"),
                             ([b"run", b"unexpected\xe2\x80\xae"], b"\\u202e")):
             rc, out, err = run_bytes(args)

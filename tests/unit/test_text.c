@@ -121,13 +121,6 @@ static void test_terminal_cut_keeps_characters_whole(void **state)
     out = term(NULL, 10);
     assert_string_equal(out, "");
     free(out);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    sc_term_linef(f, "stackcheck: ", "no finding '%s'", "\x1b[2J");
-    fclose(f);
-    assert_string_equal(buf, "stackcheck: no finding '\\x1b[2J'\n");
-    free(buf);
 }
 
 int main(void)
