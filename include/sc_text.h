@@ -4,6 +4,7 @@
 #ifndef SC_TEXT_H
 #define SC_TEXT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -29,5 +30,11 @@ void sc_text_copy(char *dst, size_t size, const char *src);
  * as \n and \t, other C0 bytes, DEL and bytes that are not valid UTF-8 as \xNN, C1 controls
  * (U+0080-U+009F), bidirectional controls (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069)
  * and line separators (U+2028, U+2029) as \uNNNN. NULL prints nothing. */
-void sc_term_print(FILE *out, const char *s, size_t max);
+void sc_term_print(
+    FILE *out, const char *s,
+    size_t max); /* printf for the terminal: the format is stackcheck's own and printed as it is;
+                  * every %s argument goes through sc_term_print (%.*s takes its byte limit first),
+                  * %c too; %d and %% as printf. No other conversion is understood. */
+void sc_term_printf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

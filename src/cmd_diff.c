@@ -61,11 +61,7 @@ static void print_changes(FILE *out, const cJSON *diff)
     cJSON_ArrayForEach (c, cJSON_GetObjectItem(diff, "changes")) {
         if (n++ == 0)
             fputs("\nChanged:\n", out);
-        fputs("  [", out);
-        sc_term_print(out, str(c, "area"), 100);
-        fputs("] ", out);
-        sc_term_print(out, str(c, "what"), 300);
-        fputs(": ", out);
+        sc_term_printf(out, "  [%.*s] %.*s: ", 100, str(c, "area"), 300, str(c, "what"));
         print_value(out, cJSON_GetObjectItem(c, "a"));
         fputs(" -> ", out);
         print_value(out, cJSON_GetObjectItem(c, "b"));
@@ -80,15 +76,8 @@ static void print_findings(FILE *out, const cJSON *list, const char *title, char
     cJSON_ArrayForEach (f, list) {
         if (n++ == 0)
             fprintf(out, "\n%s:\n", title);
-        fprintf(out, "  %c ", mark);
-        sc_term_print(out, str(f, "id"), 100);
-        fputs(" (", out);
-        sc_term_print(out, str(f, "severity"), 100);
-        fputs(", ", out);
-        sc_term_print(out, str(f, "probe"), 100);
-        fputs("): ", out);
-        sc_term_print(out, str(f, "message"), 200);
-        fputc('\n', out);
+        sc_term_printf(out, "  %c %.*s (%.*s, %.*s): %.*s\n", mark, 100, str(f, "id"), 100,
+                       str(f, "severity"), 100, str(f, "probe"), 200, str(f, "message"));
     }
 }
 
@@ -100,18 +89,11 @@ static void print_numerics(FILE *out, const cJSON *list)
         if (count++ == 0)
             fputs("\nNumerics:\n", out);
         const cJSON *first = cJSON_GetObjectItem(n, "first_divergent");
-        fputs("  ", out);
-        sc_term_print(out, str(n, "probe"), 100);
-        fputs(" '", out);
-        sc_term_print(out, str(n, "name"), 100);
+        sc_term_printf(out, "  %.*s '%.*s", 100, str(n, "probe"), 100, str(n, "name"));
         if (cJSON_IsObject(first)) {
-            fputs("': first module whose statistics differ: '", out);
-            sc_term_print(out, str(first, "module"), 200);
-            fputs("' (", out);
-            sc_term_print(out, str(first, "type"), 100);
-            fputs("), ", out);
-            sc_term_print(out, str(first, "stat"), 100);
-            fputs(": ", out);
+            sc_term_printf(out,
+                           "': first module whose statistics differ: '%.*s' (%.*s), %.*s: ", 200,
+                           str(first, "module"), 100, str(first, "type"), 100, str(first, "stat"));
             print_value(out, cJSON_GetObjectItem(first, "a"));
             fputs(" -> ", out);
             print_value(out, cJSON_GetObjectItem(first, "b"));
@@ -141,10 +123,7 @@ static void print_timings(FILE *out, const cJSON *list)
             break;
         if (shown++ == 0)
             fputs("\nTimings (b/a):\n", out);
-        fputs("  ", out);
-        sc_term_print(out, str(t, "probe"), 100);
-        fputc(' ', out);
-        sc_term_print(out, str(t, "what"), 200);
+        sc_term_printf(out, "  %.*s %.*s", 100, str(t, "probe"), 200, str(t, "what"));
         fprintf(out, ": %.1f ms -> %.1f ms", a, b);
         if (cJSON_IsNumber(ratio))
             fprintf(out, " (x%.2f)", ratio->valuedouble);
@@ -157,15 +136,9 @@ static void print_timings(FILE *out, const cJSON *list)
 void sc_diff_print(FILE *out, const cJSON *diff, const char *a_label, const char *b_label)
 {
     const cJSON *findings = cJSON_GetObjectItem(diff, "findings");
-    fputs("stackcheck diff\n  a: ", out);
-    sc_term_print(out, a_label, 300);
-    fputs(" (", out);
-    sc_term_print(out, str(cJSON_GetObjectItem(diff, "a"), "created"), 100);
-    fputs(")\n  b: ", out);
-    sc_term_print(out, b_label, 300);
-    fputs(" (", out);
-    sc_term_print(out, str(cJSON_GetObjectItem(diff, "b"), "created"), 100);
-    fputs(")\n", out);
+    sc_term_printf(out, "stackcheck diff\n  a: %.*s (%.*s)\n  b: %.*s (%.*s)\n", 300, a_label, 100,
+                   str(cJSON_GetObjectItem(diff, "a"), "created"), 300, b_label, 100,
+                   str(cJSON_GetObjectItem(diff, "b"), "created"));
     print_changes(out, diff);
     print_findings(out, cJSON_GetObjectItem(findings, "added"), "Findings added in b", '+');
     print_findings(out, cJSON_GetObjectItem(findings, "resolved"), "Findings resolved in b", '-');

@@ -13,7 +13,11 @@
 #include "sc_snapshot.h"
 #include "sc_text.h"
 
-#define ESC(s) sc_term_print(out, (s), 4096)
+/* A string member of a JSON object, or NULL. */
+static const char *str(const cJSON *obj, const char *key)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItem(obj, key));
+}
 
 static const char usage[] =
     "usage: stackcheck libs [--arch ARCH]... [--json FILE] [--sysroot DIR] [--ld-library-path "
@@ -89,16 +93,11 @@ static void print_children(FILE *out, const tree_row *rows, int n, const char *p
         if (r->depth != depth || strcmp(r->needed_by, parent) != 0)
             continue;
         fprintf(out, "%s%s", prefix, i == last ? "└── " : "├── ");
-        ESC(r->name);
         if (!r->path) {
-            fputs(" not found\n", out);
+            sc_term_printf(out, "%s not found\n", r->name);
             continue;
         }
-        fputs(" => ", out);
-        ESC(r->path);
-        fputs(" [", out);
-        ESC(r->via);
-        fputs("]\n", out);
+        sc_term_printf(out, "%s => %s [%s]\n", r->name, r->path, r->via);
         if (plen + 8 < 4096 && depth < 64) {
             strcpy(prefix + plen, i == last ? "    " : "│   ");
             print_children(out, rows, n, r->path, depth + 1, prefix, strlen(prefix));
@@ -133,46 +132,28 @@ static void print_findings(FILE *out, const cJSON *findings)
 {
     const cJSON *f;
     cJSON_ArrayForEach (f, findings) {
-        fputs("  ", out);
-        ESC(cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity")));
-        fputc(' ', out);
-        ESC(cJSON_GetStringValue(cJSON_GetObjectItem(f, "id")));
-        fputs(": ", out);
-        ESC(cJSON_GetStringValue(cJSON_GetObjectItem(f, "message")));
-        const char *hint = cJSON_GetStringValue(cJSON_GetObjectItem(f, "hint"));
-        if (hint) {
-            fputs("\n      hint: ", out);
-            ESC(hint);
-        }
-        fputc('\n', out);
+        sc_term_printf(out, "  %s %s: %s\n", str(f, "severity"), str(f, "id"), str(f, "message"));
+        if (str(f, "hint"))
+            sc_term_printf(out, "      hint: %s\n", str(f, "hint"));
     }
 }
 
 static void print_file(FILE *out, const cJSON *file)
 {
-    const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(file, "path"));
-    const char *soname = cJSON_GetStringValue(cJSON_GetObjectItem(file, "soname"));
-    ESC(path);
-    if (soname) {
-        fputs(" (", out);
-        ESC(soname);
-        fputc(')', out);
-    }
-    fputs(" [", out);
-    ESC(cJSON_GetStringValue(cJSON_GetObjectItem(file, "root_kind")));
-    fputs("]\n", out);
+    const char *path = str(file, "path");
+    sc_term_printf(out, "%s", path);
+    if (str(file, "soname"))
+        sc_term_printf(out, " (%s)", str(file, "soname"));
+    sc_term_printf(out, " [%s]\n", str(file, "root_kind"));
     print_tree(out, cJSON_GetObjectItem(file, "libraries"), path);
     const cJSON *off = cJSON_GetObjectItem(file, "offload");
     const char *format = cJSON_GetStringValue(cJSON_GetObjectItem(off, "format"));
     if (format) {
-        fputs("  GPU code (", out);
-        ESC(format);
-        fputs("):", out);
+        sc_term_printf(out, "  GPU code (%s):", format);
         const cJSON *t;
         int i = 0;
         cJSON_ArrayForEach (t, cJSON_GetObjectItem(off, "targets")) {
-            fputs(i++ ? ", " : " ", out);
-            ESC(t->valuestring);
+            sc_term_printf(out, "%s%s", i++ ? ", " : " ", t->valuestring);
         }
         fputc('\n', out);
     }

@@ -61,15 +61,11 @@ static const cJSON *main_finding(const cJSON *probe)
 static void print_finding(FILE *out, const cJSON *f, bool color, const char *indent)
 {
     fprintf(out, "%s%s", indent, color ? C_BOLD : "");
-    sc_term_print(out, get_str(f, "id"), 200);
-    fprintf(out, "%s: ", color ? C_RESET : "");
-    sc_term_print(out, get_str(f, "message"), 2000);
-    fputc('\n', out);
-    if (get_str(f, "hint")) {
-        fprintf(out, "%s  hint: ", indent);
-        sc_term_print(out, get_str(f, "hint"), 2000);
-        fputc('\n', out);
-    }
+    sc_term_printf(out, "%.*s", 200, get_str(f, "id"));
+    fputs(color ? C_RESET : "", out);
+    sc_term_printf(out, ": %.*s\n", 2000, get_str(f, "message"));
+    if (get_str(f, "hint"))
+        sc_term_printf(out, "%s  hint: %.*s\n", indent, 2000, get_str(f, "hint"));
 }
 
 /* The architecture-like name of a device fact, whichever vendor's key it has. */
@@ -119,15 +115,12 @@ static void print_probe(FILE *out, const cJSON *p, bool color, int verbosity)
     int pad = 20 - (int)strlen(id);
     fprintf(out, "%*s", pad > 1 ? pad : 1, "");
     const cJSON *f = main_finding(p);
-    if (f && verbosity < 1) {
-        sc_term_print(out, get_str(f, "id"), 200);
-        fputs(": ", out);
-        sc_term_print(out, get_str(f, "message"), 300);
-    } else if (get_str(p, "reason")) {
+    if (f && verbosity < 1)
+        sc_term_printf(out, "%.*s: %.*s", 200, get_str(f, "id"), 300, get_str(f, "message"));
+    else if (get_str(p, "reason"))
         sc_term_print(out, get_str(p, "reason"), 300);
-    } else {
+    else
         print_devices_summary(out, p);
-    }
     const cJSON *ms = cJSON_GetObjectItem(p, "duration_ms");
     if (verbosity > 0 && cJSON_IsNumber(ms))
         fprintf(out, " (%.1f ms)", ms->valuedouble);
@@ -140,26 +133,18 @@ static void print_probe(FILE *out, const cJSON *p, bool color, int verbosity)
 static void print_header(FILE *out, const cJSON *snap)
 {
     const cJSON *host = cJSON_GetObjectItem(snap, "host");
-    fputs("stackcheck ", out);
-    sc_term_print(out, get_str(cJSON_GetObjectItem(snap, "tool"), "version") ?: "?", 100);
+    sc_term_printf(out, "stackcheck %.*s", 100,
+                   get_str(cJSON_GetObjectItem(snap, "tool"), "version") ?: "?");
     const char *os = get_str(cJSON_GetObjectItem(host, "os"), "pretty_name");
-    if (os) {
-        fputs(" | ", out);
-        sc_term_print(out, os, 100);
-    }
-    if (get_str(host, "kernel")) {
-        fputs(" | kernel ", out);
-        sc_term_print(out, get_str(host, "kernel"), 100);
-    }
+    if (os)
+        sc_term_printf(out, " | %.*s", 100, os);
+    if (get_str(host, "kernel"))
+        sc_term_printf(out, " | kernel %.*s", 100, get_str(host, "kernel"));
     const cJSON *container = cJSON_GetObjectItem(host, "container");
-    if (cJSON_IsTrue(cJSON_GetObjectItem(container, "detected"))) {
-        fputs(" | container ", out);
-        sc_term_print(out, get_str(container, "kind") ?: "?", 100);
-    }
-    if (get_str(snap, "sysroot")) {
-        fputs(" | sysroot ", out);
-        sc_term_print(out, get_str(snap, "sysroot"), 500);
-    }
+    if (cJSON_IsTrue(cJSON_GetObjectItem(container, "detected")))
+        sc_term_printf(out, " | container %.*s", 100, get_str(container, "kind") ?: "?");
+    if (get_str(snap, "sysroot"))
+        sc_term_printf(out, " | sysroot %.*s", 500, get_str(snap, "sysroot"));
     fputs("\n\n", out);
 }
 
@@ -176,29 +161,17 @@ static void print_verdict(FILE *out, const cJSON *snap, bool color)
               out);
         return;
     }
-    fputs(": the ", out);
-    sc_term_print(out, get_str(ff, "layer") ?: "?", 100);
-    fputs(" layer fails first (", out);
-    sc_term_print(out, get_str(ff, "probe") ?: "?", 100);
-    fputs(", ", out);
-    sc_term_print(out, get_str(ff, "status") ?: "?", 100);
-    fputs(")\n  ", out);
-    if (get_str(ff, "finding")) {
-        sc_term_print(out, get_str(ff, "finding"), 200);
-        fputs(": ", out);
-    }
-    sc_term_print(out, get_str(ff, "message") ?: "", 2000);
-    fputc('\n', out);
-    if (get_str(ff, "hint")) {
-        fputs("  hint: ", out);
-        sc_term_print(out, get_str(ff, "hint"), 2000);
-        fputc('\n', out);
-    }
-    if (get_str(ff, "finding")) {
-        fputs("  more: stackcheck explain ", out);
-        sc_term_print(out, get_str(ff, "finding"), 200);
-        fputc('\n', out);
-    }
+    sc_term_printf(out, ": the %.*s layer fails first (%.*s, %.*s)\n  ", 100,
+                   get_str(ff, "layer") ?: "?", 100, get_str(ff, "probe") ?: "?", 100,
+                   get_str(ff, "status") ?: "?");
+    const char *finding = get_str(ff, "finding");
+    if (finding)
+        sc_term_printf(out, "%.*s: ", 200, finding);
+    sc_term_printf(out, "%.*s\n", 2000, get_str(ff, "message") ?: "");
+    if (get_str(ff, "hint"))
+        sc_term_printf(out, "  hint: %.*s\n", 2000, get_str(ff, "hint"));
+    if (finding)
+        sc_term_printf(out, "  more: stackcheck explain %.*s\n", 200, finding);
 }
 
 void sc_report_print(FILE *out, const cJSON *snapshot, bool color, int verbosity)

@@ -159,3 +159,44 @@ void sc_term_print(FILE *out, const char *s, size_t max)
         i += len;
     }
 }
+
+/* One conversion of sc_term_printf at fmt (after the '%'); returns the characters it used. */
+static size_t term_conversion(FILE *out, const char *fmt, va_list *ap)
+{
+    if (fmt[0] == 's') {
+        sc_term_print(out, va_arg(*ap, const char *), (size_t)-1);
+        return 1;
+    }
+    if (strncmp(fmt, ".*s", 3) == 0) {
+        int max = va_arg(*ap, int);
+        sc_term_print(out, va_arg(*ap, const char *), max > 0 ? (size_t)max : 0);
+        return 3;
+    }
+    if (fmt[0] == 'c') {
+        char c[2] = {(char)va_arg(*ap, int), '\0'};
+        sc_term_print(out, c, 1);
+        return 1;
+    }
+    if (fmt[0] == 'd') {
+        fprintf(out, "%d", va_arg(*ap, int));
+        return 1;
+    }
+    fputc('%', out); /* %% and anything not understood */
+    return fmt[0] == '%' ? 1 : 0;
+}
+
+void sc_term_printf(FILE *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    for (const char *p = fmt; *p;) {
+        const char *pct = strchr(p, '%');
+        size_t n = pct ? (size_t)(pct - p) : strlen(p);
+        fwrite(p, 1, n, out);
+        if (!pct)
+            break;
+        p = pct + 1;
+        p += term_conversion(out, p, &ap);
+    }
+    va_end(ap);
+}

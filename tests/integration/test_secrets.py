@@ -105,6 +105,7 @@ class Secrets(unittest.TestCase):
         with open(cls.junit, "rb") as f:
             cls.junit_bytes = f.read()
         cls.snapshot = json.loads(cls.snapshot_bytes.decode("utf-8", "strict"))
+        cls.outcome = sclib.Run(p.returncode, p.stdout, p.stderr, cls.snapshot, 0)
 
     @classmethod
     def tearDownClass(cls):
@@ -114,17 +115,10 @@ class Secrets(unittest.TestCase):
         leaked = [s for s in all_secrets() if s.encode() in data]
         self.assertEqual(leaked, [], "%s leaks" % what)
 
-    def probe(self, probe_id):
-        for layer in self.snapshot["layers"]:
-            for p in layer["probes"]:
-                if p["id"] == probe_id:
-                    return p
-        raise KeyError(probe_id)
-
     def test_the_secrets_reached_the_outputs(self):
         """Guards the other tests: the corpus went through both app probes, redacted."""
         self.assertEqual(self.rc, 1, self.report[-2000:])
-        smoke, script = self.probe("app.smoke"), self.probe("app.script")
+        smoke, script = self.outcome.probe("app.smoke"), self.outcome.probe("app.script")
         self.assertEqual([f["id"] for f in smoke["findings"]], ["app.failed"])
         self.assertEqual([f["id"] for f in script["findings"]], ["app.failed"])
         stdout_tail = smoke["facts"]["stdout"]["tail"]

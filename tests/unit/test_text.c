@@ -123,6 +123,19 @@ static void test_terminal_cut_keeps_characters_whole(void **state)
     free(out);
 }
 
+static void test_terminal_printf(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    const char *none = getenv("SC_TEST_UNSET_VARIABLE"); /* NULL prints nothing */
+    sc_term_printf(f, "[%s] %.*s %c %d%% %s\n", "\x1b[2J", 4, "ab\xe2\x82\xac", '\a', 42, none);
+    fclose(f);
+    assert_string_equal(buf, "[\\x1b[2J] ab \\x07 42% \n");
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +144,7 @@ int main(void)
         cmocka_unit_test(test_cuts_fall_on_boundaries),
         cmocka_unit_test(test_terminal_escapes),
         cmocka_unit_test(test_terminal_cut_keeps_characters_whole),
+        cmocka_unit_test(test_terminal_printf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
