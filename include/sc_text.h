@@ -10,7 +10,8 @@
 #include <stdio.h>
 
 /* Length of the valid UTF-8 sequence at s (n bytes left, n > 0), or 0 when the byte at s does not
- * start one (NUL counts as invalid: it cannot travel in a C string). */
+ * start one. NUL counts as invalid (it cannot travel in a C string), and so do the noncharacters
+ * U+FFFE and U+FFFF (XML 1.0, the JUnit file, forbids them). */
 size_t sc_utf8_seq_len(const char *s, size_t n);
 /* True when the n bytes at s are valid UTF-8 without NUL. */
 bool sc_utf8_valid(const char *s, size_t n);

@@ -43,8 +43,8 @@ size_t sc_utf8_seq_len(const char *str, size_t n)
         if ((s[i] & 0xc0) != 0x80)
             return 0;
     uint32_t cp = decode(s, len);
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+        return 0; /* surrogates are not characters; XML 1.0 (JUnit) forbids U+FFFE and U+FFFF */
     return len;
 }
 

@@ -85,6 +85,25 @@ class Hygiene(unittest.TestCase):
         self.assertEqual(os_facts["id"], "L" * 254)  # cut before the euro sign, not inside it
         ET.parse(junit)
 
+    def test_app_output_through_report_snapshot_and_junit(self):
+        """The app's output reaches a finding's message, so the report and the JUnit file."""
+        snap, junit = os.path.join(self.tmp, "s.json"), os.path.join(self.tmp, "j.xml")
+        hostile = os.path.join(self.tmp, "hostile.bin")
+        with open(hostile, "wb") as f:
+            f.write(HOSTILE + b" nonchar\xef\xbf\xbf\n")
+        rc, out, err = run_bytes(["--keep-going", "-v", "--app", "cat %s; exit 1" % hostile,
+                                  "--json", snap, "--junit", junit])
+        self.assertEqual(rc, 1, err)
+        self.assertTerminalSafe(out, "report")
+        self.assertTerminalSafe(err, "stderr")
+        self.assertIn(b"]52;c;SGVsbG8=", out)  # the message made it, its controls neutered
+        message = next(f["message"] for layer in strict_json(snap)["layers"]
+                       for p in layer["probes"] for f in p["findings"] if f["id"] == "app.failed")
+        self.assertIn("nonchar\ufffd", message)
+        cases = ET.parse(junit).getroot().iter("testcase")
+        smoke = next(c for c in cases if c.get("name") == "app.smoke")
+        self.assertIn("nonchar\ufffd", ET.tostring(smoke, encoding="unicode"))
+
     def crafted_snapshot(self, base):
         """base with hostile text in created, a finding's severity and message, a numerics type;
         written as bytes (not all of them UTF-8)."""

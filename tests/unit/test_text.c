@@ -33,6 +33,8 @@ static void test_utf8_validation(void **state)
     assert_false(sc_utf8_valid("\xf4\x90\x80\x80", 4)); /* above U+10FFFF */
     assert_false(sc_utf8_valid("\xe2\x82", 2));         /* a 3-byte character cut in half */
     assert_false(sc_utf8_valid("a\0b", 3));
+    assert_false(sc_utf8_valid("\xef\xbf\xbf", 3)); /* U+FFFF: no character, not in XML */
+    assert_true(sc_utf8_valid("\xef\xbf\xbd", 3));  /* U+FFFD */
     assert_int_equal(sc_utf8_seq_len("\xe2\x82\xac", 2), 0);
 }
 
