@@ -62,26 +62,13 @@ static int write_all_nosigpipe(int fd, const void *data, size_t len)
     return rc;
 }
 
-static void split_path(const char *path, char *dir, size_t dsize, const char **base)
-{
-    const char *slash = strrchr(path, '/');
-    *base = slash ? slash + 1 : path;
-    if (!slash)
-        snprintf(dir, dsize, ".");
-    else if (slash == path)
-        snprintf(dir, dsize, "/");
-    else
-        snprintf(dir, dsize, "%.*s", (int)(slash - path), path);
-}
-
 /* True when the link at path lives in procfs (/proc/self/fd/1 behind /dev/stdout): its target is
  * an open file of this process, maybe a pipe, and names no path to write beside. */
 static bool link_in_procfs(const char *path)
 {
     char dir[PATH_MAX];
-    const char *base;
     struct statfs fs;
-    split_path(path, dir, sizeof dir, &base);
+    sc_path_dirname(path, dir, sizeof dir);
     return statfs(dir, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
 }
 
@@ -90,7 +77,6 @@ static bool link_in_procfs(const char *path)
 static int resolve_links(const char *path, char *out, size_t size, bool *via_proc)
 {
     char cur[PATH_MAX], target[PATH_MAX], dir[PATH_MAX];
-    const char *base;
     if (!sc_fmt(cur, sizeof cur, "%s", path))
         return -ENAMETOOLONG;
     for (int hops = 0; hops <= MAX_LINKS; hops++) {
@@ -108,7 +94,7 @@ static int resolve_links(const char *path, char *out, size_t size, bool *via_pro
         if (n < 0)
             return -errno;
         target[n] = '\0';
-        split_path(cur, dir, sizeof dir, &base);
+        sc_path_dirname(cur, dir, sizeof dir);
         if (!(target[0] == '/' ? sc_fmt(cur, sizeof cur, "%s", target)
                                : sc_fmt(cur, sizeof cur, "%s/%s", dir, target)))
             return -ENAMETOOLONG;
@@ -202,8 +188,7 @@ static int write_atomic(const char *shown, const char *real, const struct stat *
                         const void *data, size_t len, sc_error *err)
 {
     char dir[PATH_MAX], tmp[NAME_MAX + 1];
-    const char *base;
-    split_path(real, dir, sizeof dir, &base);
+    const char *base = sc_path_dirname(real, dir, sizeof dir);
     if (!*base)
         return sc_error_set(err, -EISDIR, "cannot write %s: it names a directory", shown);
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -259,8 +244,7 @@ static int write_opened(const char *shown, const char *path, bool follow, const 
 static int own_fd(const char *link)
 {
     char dir[PATH_MAX], real[PATH_MAX], mine[64];
-    const char *base;
-    split_path(link, dir, sizeof dir, &base);
+    const char *base = sc_path_dirname(link, dir, sizeof dir);
     snprintf(mine, sizeof mine, "/proc/%d/fd", (int)getpid());
     char *end;
     long n = strtol(base, &end, 10);
