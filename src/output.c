@@ -105,7 +105,11 @@ static int resolve_links(const char *path, char *out, size_t size, bool *via_pro
 static void random_hex(char *out)
 {
     uint64_t r = 0;
-    if (syscall(SYS_getrandom, &r, sizeof r, 1 /* GRND_NONBLOCK */) != (long)sizeof r) {
+    long got = -1;
+#ifdef SYS_getrandom /* kernel headers before 3.17 lack it; the fallback is enough with O_EXCL */
+    got = syscall(SYS_getrandom, &r, sizeof r, 1 /* GRND_NONBLOCK */);
+#endif
+    if (got != (long)sizeof r) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         r ^= (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec ^
