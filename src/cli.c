@@ -206,6 +206,7 @@ int sc_cmd_run(int argc, char **argv)
         return SC_EXIT_FAIL;
     }
     int exit_code = sc_run_probes(sc_probes, &opt, &root, snapshot);
+    sc_snapshot_add_not_read(snapshot);
     sc_report_print(report, snapshot, opt.color, opt.verbosity);
     fflush(report);
     int out_rc = write_outputs(snapshot, &opt);
