@@ -20,8 +20,9 @@
 #include "sc_util.h"
 
 #define LOCATE_TIMEOUT_MS 20000.0
-#define DRAIN_GRACE_MS 200.0 /* after it exits: output still in the pipe, not a child holding it   \
-                              */
+#define DRAIN_GRACE_MS                                                                             \
+    200.0 /* after it exits: output still in the pipe, not a child holding it                      \
+           */
 #define KILL_WAIT_MS 2000.0
 #define LOCATE_OUTPUT_MAX (1u << 20)
 #define MARKER "SC-PYINFO:"
