@@ -1,8 +1,9 @@
 """Nothing the run starts outlives it: daemons started by a runtime's constructor (the HIP stub),
 by an --app-script, by an --app command and by a --python interpreter are gone after the run, also
 when they setsid() out of the process group or are orphaned by a double fork, and also when their
-starter crashed or was killed at its deadline. A --python that closes its output and sleeps costs
-one deadline per run, never a hang, and is asked once. Each daemon writes its pid to a file the
+starter crashed or was killed at its deadline, and a chain of 80 processes each in its own session.
+A --python that closes its output and sleeps costs one deadline per run, never a hang, and is asked
+once. Each daemon writes its pid to a file the
 test names, so the test checks those very processes."""
 import os
 import random
@@ -63,8 +64,8 @@ class ReapCase(unittest.TestCase):
         return "echo $$ >> %s; exec %s" % (self.pidfile, self.marker)
 
     def wait_for(self, n):
-        """Shell code that waits (5 s at most) until n daemons recorded their pids."""
-        return ("i=0; while [ $(wc -l < %s) -lt %d ] && [ $i -lt 100 ]; do sleep 0.05; "
+        """Shell code that waits (20 s at most) until n daemons recorded their pids."""
+        return ("i=0; while [ $(wc -l < %s) -lt %d ] && [ $i -lt 400 ]; do sleep 0.05; "
                 "i=$((i+1)); done" % (self.pidfile, n))
 
 
@@ -141,7 +142,7 @@ class AppScriptDaemons(ReapCase):
 
 
 class AppCommandDaemons(ReapCase):
-    """--app CMD: the same two shapes from a shell command."""
+    """--app CMD: the same two shapes from a shell command, and a deep chain of sessions."""
 
     def app(self, tail, *extra):
         daemon = "sh -c '%s'" % self.sleeper()
@@ -160,6 +161,21 @@ class AppCommandDaemons(ReapCase):
         run, p = self.app("; sleep 600", "--timeout", "3")
         self.assertTrue(p["facts"]["timed_out"], p)
         self.assert_all_gone(2)
+
+    def test_a_deep_chain_of_sessions_is_gone(self):
+        # each link setsid()s and is the parent of the next: killing one link at a time, and
+        # waiting for its child to come back before the next, gives up long before the end
+        chain = os.path.join(self.tmp, "chain.sh")
+        with open(chain, "w") as f:
+            f.write("#!/bin/sh\nif [ $1 -gt 1 ]; then setsid %s $(($1 - 1)) & fi\n%s\n"
+                    % (chain, self.sleeper()))
+        os.chmod(chain, 0o755)
+        cmd = "setsid %s 80 & %s" % (chain, self.wait_for(80))
+        run = sclib.run(["--keep-going", "--app", cmd], timeout=120)
+        p = run.probe("app.smoke")
+        self.assertEqual(p["status"], "pass", p)
+        self.assertEqual(p["facts"]["processes_killed"], 80)
+        self.assert_all_gone(80)
 
 
 class PythonLocate(ReapCase):
