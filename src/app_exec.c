@@ -168,11 +168,11 @@ int sc_app_exec(const char *cmd, double deadline_ms, bool in_my_group, sc_app_pa
     int wstatus = 0;
     double end_ms = start;
     bool exited = wait_for_exit(pid, &pm, deadline_ms, &wstatus, &end_ms);
+    if (pgid != getpgrp())
+        kill(-pgid, SIGKILL); /* the app's own group at once, before any of it is reaped */
     /* Every process of the app is a descendant of ours, whatever group or session it moved to;
      * the command itself too when it is still running at the deadline. */
     out->strays_killed = sc_reap_descendants();
-    if (pgid != getpgrp())
-        kill(-pgid, SIGKILL); /* a member that is no descendant (a subreaper-less kernel) */
     if (!exited)
         sc_reap_wait(pid, NULL, sc_now_ms() + 1000); /* usually reaped already; ECHILD then */
     for (int s = 0; s < 2; s++)
