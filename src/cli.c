@@ -222,6 +222,7 @@ int sc_cmd_run(int argc, char **argv)
         return SC_EXIT_FAIL;
     }
     int exit_code = sc_run_probes(sc_probes, &opt, &root, snapshot);
+    sc_snapshot_add_not_read(snapshot);
     sc_redact_json(snapshot); /* the one door out: report, snapshot and JUnit all come from here */
     sc_report_print(report, snapshot, opt.color, opt.verbosity);
     fflush(report);

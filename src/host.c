@@ -3,6 +3,7 @@
  * themselves). */
 #include "sc_host.h"
 
+#include <errno.h>
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,12 +93,16 @@ const char *sc_container_kind(const sc_root *root)
 static cJSON *os_collect(const sc_root *root)
 {
     cJSON *os = cJSON_CreateObject();
-    char *text;
-    if (sc_root_read(root, "/etc/os-release", &text, 1 << 16) < 0 &&
-        sc_root_read(root, "/usr/lib/os-release", &text, 1 << 16) < 0) {
-        sc_fact_null(os, "pretty_name", "no /etc/os-release");
-        sc_fact_null(os, "id", "no /etc/os-release");
-        sc_fact_null(os, "version_id", "no /etc/os-release");
+    char *text, why[128];
+    long rc = sc_root_read(root, "/etc/os-release", &text, 1 << 16);
+    if (rc < 0 && sc_root_read(root, "/usr/lib/os-release", &text, 1 << 16) < 0) {
+        if (rc == -ENOENT)
+            snprintf(why, sizeof why, "no /etc/os-release");
+        else
+            snprintf(why, sizeof why, "/etc/os-release: %s", sc_root_strerror((int)rc));
+        sc_fact_null(os, "pretty_name", "%s", why);
+        sc_fact_null(os, "id", "%s", why);
+        sc_fact_null(os, "version_id", "%s", why);
         return os;
     }
     static const char *const keys[][2] = {

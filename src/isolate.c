@@ -1,6 +1,7 @@
 /* Fork-and-deadline isolation. The child gets its own process group, dies with the parent, has the
  * crash signals at their defaults, and writes its JSON result on a close-on-exec pipe; the parent
- * reads with poll until the deadline and then kills the whole group. */
+ * reads with poll until the deadline and then kills the whole group. Both are subreapers: the child
+ * kills what it started before it exits, the parent what comes back to it when the child dies. */
 #include "sc_isolate.h"
 
 #include <errno.h>
@@ -14,10 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sc_reap.h"
 #include "sc_redact.h"
 #include "sc_util.h"
 
 #define RESULT_MAX (64u << 20) /* a result larger than this is an error, not a memory blow-up */
+#define KILL_WAIT_MS 5000.0    /* a killed child stuck in the kernel is not waited for longer */
 
 const char *sc_signal_name(int sig, char *buf, size_t size)
 {
@@ -49,6 +52,7 @@ static void child_main(sc_isolated_fn fn, void *arg, int result_fd, int output_f
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(127);
+    sc_reap_subreaper(); /* daemons the foreign code starts stay ours, setsid() or not */
     for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++)
         signal(crash_signals[i], SIG_DFL);
     int devnull = open("/dev/null", O_RDONLY);
@@ -61,6 +65,7 @@ static void child_main(sc_isolated_fn fn, void *arg, int result_fd, int output_f
     close(output_fd);
     cJSON *result = fn(arg);
     char *text = result ? cJSON_PrintUnformatted(result) : NULL;
+    sc_reap_descendants();
     fflush(stdout);
     fflush(stderr);
     if (text)
@@ -179,6 +184,7 @@ int sc_isolate_run(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_re
         return -e;
     }
     fflush(NULL);
+    sc_reap_subreaper(); /* what the child leaves when it dies comes here, not to init */
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
@@ -212,11 +218,13 @@ int sc_isolate_run(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_re
             kill(-pid, SIGKILL);
     }
     kill(-pid, SIGKILL); /* the child and anything it left behind in its group */
+    bool reaped = exited || sc_reap_wait(pid, &wstatus, sc_now_ms() + KILL_WAIT_MS);
+    sc_reap_descendants(); /* also what left the group: setsid'd or double-forked daemons */
     if (!exited) {
-        waitpid(pid, &wstatus, 0);
         rep->outcome = SC_ISOLATE_TIMEOUT;
-        snprintf(rep->detail, sizeof rep->detail, "no result within %.1f s; process group killed",
-                 timeout_s);
+        snprintf(rep->detail, sizeof rep->detail, "no result within %.1f s; %s", timeout_s,
+                 reaped ? "it and everything it started were killed"
+                        : "killed, but it did not end (stuck in the kernel?)");
     } else {
         while (!r.result_eof && !r.too_big && sc_now_ms() < deadline)
             read_round(&r, 10);

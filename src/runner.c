@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sc_isolate.h"
+#include "sc_reap.h"
 #include "sc_redact.h"
 #include "sc_text.h"
 #include "sc_util.h"
@@ -309,6 +310,8 @@ int sc_run_probes(const sc_probe *const *table, const sc_options *opt, const sc_
     if (!layers)
         return 1;
     sc_ctx ctx = {.opt = opt, .root = root, .offline = !root->is_host, .layers = layers};
+    /* Nothing a probe starts can escape to init during the run, and nothing outlives it. */
+    sc_reap_subreaper();
     for (int l = 0; l < SC_LAYER_COUNT; l++) {
         cJSON *layer = cJSON_CreateObject();
         cJSON_AddStringToObject(layer, "name", sc_layer_name((sc_layer)l));
@@ -321,5 +324,6 @@ int sc_run_probes(const sc_probe *const *table, const sc_options *opt, const sc_
         cJSON_ReplaceItemInObject(layer, "status",
                                   cJSON_CreateString(sc_status_name(layer_status(layer))));
     }
+    sc_reap_descendants();
     return add_summary(snapshot, layers);
 }

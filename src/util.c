@@ -52,6 +52,18 @@ bool sc_ends_with(const char *s, const char *suffix)
     return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
 
+const char *sc_path_dirname(const char *path, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(out, size, ".");
+    else if (slash == path)
+        snprintf(out, size, "/");
+    else
+        snprintf(out, size, "%.*s", (int)(slash - path), path);
+    return slash ? slash + 1 : path;
+}
+
 int sc_parse_u64(const char *s, uint64_t *out)
 {
     while (isspace((unsigned char)*s))
