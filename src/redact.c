@@ -23,7 +23,7 @@ char *sc_redact_value(const char *value)
 }
 
 /* The whole text formatted, made valid UTF-8 and redacted; malloc'd, NULL on failure. */
-static char *format_redacted(const char *fmt, va_list ap)
+__attribute__((format(printf, 1, 0))) static char *format_redacted(const char *fmt, va_list ap)
 {
     char *raw = NULL;
     if (vasprintf(&raw, fmt, ap) < 0)
