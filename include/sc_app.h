@@ -90,10 +90,11 @@ cJSON *sc_app_stream_json(const sc_app_parse *p, int stream);
 /* The name of the stage the run failed in (the last reported one), or NULL when there is none. */
 const char *sc_app_failed_stage(const sc_app_parse *p);
 
-/* The end of n bytes of output as one printable line for a finding's message: newlines become
- * " | ", control characters '?', at most size - 1 bytes. */
+/* The end of n bytes of output as one printable line for a finding's message: redacted and made
+ * valid UTF-8 first, then cut on a character boundary; newlines become " | ", other control
+ * characters '?', at most size - 1 bytes. */
 void sc_app_one_line(const char *data, size_t n, char *out, size_t size);
-/* The same for the output slice of stage i. */
+/* The same for the output slice of stage i (a partial first line dropped when it wrapped). */
 void sc_app_stage_tail_line(const sc_app_parse *p, int stage, char *out, size_t size);
 
 /* How one run of the app command ended. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sc_probe.h"
+#include "sc_text.h"
 #include "sc_util.h"
 
 /* Field 0 of the line of a colon file (/etc/group, /etc/passwd) whose field 2 is id. */
@@ -33,7 +34,7 @@ static bool colon_file_name(const sc_root *root, const char *path, unsigned id, 
         unsigned long v = strtoul(f2 + 1, &end, 10);
         if (end != f2 + 1 && *end == ':' && v == id) {
             *f1 = '\0';
-            snprintf(buf, size, "%s", line);
+            sc_text_copy(buf, size, line);
             found = true;
         }
     }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sc_reap.h"
+#include "sc_redact.h"
 #include "sc_util.h"
 
 #define RESULT_MAX (64u << 20) /* a result larger than this is an error, not a memory blow-up */
@@ -72,34 +73,49 @@ static void child_main(sc_isolated_fn fn, void *arg, int result_fd, int output_f
     _exit(text ? 0 : 3);
 }
 
-/* Keeps the last bytes of the child's output in a fixed window. */
-static void tail_append(char *tail, size_t size, size_t *len, const char *p, size_t n)
-{
-    size_t cap = size - 1;
-    if (n >= cap) {
-        memcpy(tail, p + n - cap, cap);
-        *len = cap;
-    } else {
-        if (*len + n > cap) {
-            size_t drop = *len + n - cap;
-            memmove(tail, tail + drop, *len - drop);
-            *len -= drop;
-        }
-        memcpy(tail + *len, p, n);
-        *len += n;
-    }
-    tail[*len] = '\0';
-}
+/* The child's output window is larger than the tail that is kept: the window is redacted first
+ * and cut after, so a cut never separates a secret from its name. */
+#define RAW_TAIL_MAX (4 * sizeof(((sc_isolate_report *)0)->output_tail))
 
 typedef struct {
     int result_fd, output_fd;
     sc_buf result;
-    size_t tail_len;
+    char raw_tail[RAW_TAIL_MAX];
+    size_t raw_len;
+    bool raw_cut; /* the window lost its beginning */
     bool result_eof, too_big;
 } reader;
 
+/* Keeps the last bytes of the child's output in the raw window. */
+static void tail_append(reader *r, const char *p, size_t n)
+{
+    size_t cap = sizeof r->raw_tail;
+    if (n >= cap) {
+        memcpy(r->raw_tail, p + n - cap, cap);
+        r->raw_cut |= n > cap || r->raw_len > 0;
+        r->raw_len = cap;
+        return;
+    }
+    if (r->raw_len + n > cap) {
+        size_t drop = r->raw_len + n - cap;
+        memmove(r->raw_tail, r->raw_tail + drop, r->raw_len - drop);
+        r->raw_len -= drop;
+        r->raw_cut = true;
+    }
+    memcpy(r->raw_tail + r->raw_len, p, n);
+    r->raw_len += n;
+}
+
+/* The kept tail: the window redacted, then its end cut to fit on a character boundary. */
+static void finish_tail(sc_isolate_report *rep, const reader *r)
+{
+    char *tail = sc_redact_tail(r->raw_tail, r->raw_len, r->raw_cut, sizeof rep->output_tail - 1);
+    snprintf(rep->output_tail, sizeof rep->output_tail, "%s", tail ? tail : "");
+    free(tail);
+}
+
 /* One poll round; returns false when there is nothing left to wait for on the pipes. */
-static void read_round(reader *r, sc_isolate_report *rep, int timeout_ms)
+static void read_round(reader *r, int timeout_ms)
 {
     struct pollfd pfd[2] = {{.fd = r->result_eof ? -1 : r->result_fd, .events = POLLIN},
                             {.fd = r->output_fd, .events = POLLIN}};
@@ -118,7 +134,7 @@ static void read_round(reader *r, sc_isolate_report *rep, int timeout_ms)
     if (pfd[1].revents) {
         ssize_t n = read(r->output_fd, chunk, sizeof chunk);
         if (n > 0)
-            tail_append(rep->output_tail, sizeof rep->output_tail, &r->tail_len, chunk, (size_t)n);
+            tail_append(r, chunk, (size_t)n);
         else if (n == 0 || errno != EINTR) {
             close(r->output_fd);
             r->output_fd = -1;
@@ -196,7 +212,7 @@ int sc_isolate_run(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_re
         if (left <= 0)
             break;
         int slice = r.result_eof ? 10 : 100; /* wake now and then: a grandchild may hold the pipe */
-        read_round(&r, rep, left < slice ? (int)left + 1 : slice);
+        read_round(&r, left < slice ? (int)left + 1 : slice);
         exited = waitpid(pid, &wstatus, WNOHANG) == pid;
         if (r.too_big && !exited)
             kill(-pid, SIGKILL);
@@ -211,7 +227,7 @@ int sc_isolate_run(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_re
                         : "killed, but it did not end (stuck in the kernel?)");
     } else {
         while (!r.result_eof && !r.too_big && sc_now_ms() < deadline)
-            read_round(&r, rep, 10);
+            read_round(&r, 10);
         finish(rep, &r, wstatus);
     }
     /* Drain what the child wrote last, without waiting for grandchildren that still hold it. */
@@ -219,10 +235,11 @@ int sc_isolate_run(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_re
         struct pollfd p = {.fd = r.output_fd, .events = POLLIN};
         if (poll(&p, 1, 0) <= 0)
             break;
-        read_round(&r, rep, 0);
+        read_round(&r, 0);
     }
     if (r.output_fd >= 0)
         close(r.output_fd);
+    finish_tail(rep, &r);
     close(r.result_fd);
     sc_buf_free(&r.result);
     rep->duration_ms = sc_now_ms() - start;

@@ -9,6 +9,7 @@
 #include "sc_isolate.h"
 #include "sc_reap.h"
 #include "sc_redact.h"
+#include "sc_text.h"
 #include "sc_util.h"
 
 typedef struct {
@@ -59,8 +60,8 @@ static void result_from_json(cJSON *json, sc_result *res)
     res->findings = findings;
     res->status = sc_status_parse(status);
     res->not_applicable = cJSON_IsTrue(cJSON_GetObjectItem(json, "not_applicable"));
-    snprintf(res->reason, sizeof res->reason, "%s",
-             cJSON_GetStringValue(cJSON_GetObjectItem(json, "reason")) ?: "");
+    sc_text_copy(res->reason, sizeof res->reason,
+                 cJSON_GetStringValue(cJSON_GetObjectItem(json, "reason")) ?: "");
 }
 
 static void run_isolated(const sc_probe *probe, const sc_ctx *ctx, sc_result *res, double *ms,

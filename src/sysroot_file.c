@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sc_sysroot.h"
+#include "sc_text.h"
 #include "sc_util.h"
 
 #define READ_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY)
@@ -173,7 +174,7 @@ int sc_root_read_line(const sc_root *root, const char *path, char *buf, size_t s
     char *nl = strchr(text, '\n');
     if (nl)
         *nl = '\0';
-    snprintf(buf, size, "%s", sc_rstrip(text));
+    sc_text_copy(buf, size, sc_rstrip(text));
     free(text);
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sc_text.h"
 double sc_now_ms(void)
 {
     struct timespec ts;
@@ -93,9 +94,7 @@ static void copy_trimmed(const char *start, const char *end, char *buf, size_t s
         start++;
         end--;
     }
-    size_t n = (size_t)(end - start);
-    if (n >= size)
-        n = size - 1;
+    size_t n = sc_utf8_prefix(start, (size_t)(end - start), size - 1);
     memcpy(buf, start, n);
     buf[n] = '\0';
 }
