@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sc_sysroot.h"
 #include "sc_types.h"
 
 #define SC_APP_STAGE_MAX 64   /* more stage markers than this are counted, not recorded */
@@ -91,10 +90,11 @@ cJSON *sc_app_stream_json(const sc_app_parse *p, int stream);
 /* The name of the stage the run failed in (the last reported one), or NULL when there is none. */
 const char *sc_app_failed_stage(const sc_app_parse *p);
 
-/* The end of n bytes of output as one printable line for a finding's message: newlines become
- * " | ", control characters '?', at most size - 1 bytes. */
+/* The end of n bytes of output as one printable line for a finding's message: redacted and made
+ * valid UTF-8 first, then cut on a character boundary; newlines become " | ", other control
+ * characters '?', at most size - 1 bytes. */
 void sc_app_one_line(const char *data, size_t n, char *out, size_t size);
-/* The same for the output slice of stage i. */
+/* The same for the output slice of stage i (a partial first line dropped when it wrapped). */
 void sc_app_stage_tail_line(const sc_app_parse *p, int stage, char *out, size_t size);
 
 /* How one run of the app command ended. */
@@ -109,15 +109,13 @@ typedef struct {
 /* Runs cmd through /bin/sh -c with stdin from /dev/null, stdout and stderr into parse, until it
  * exits or the monotonic deadline_ms passes. The command and every process it starts stay in one
  * process group: the caller's when in_my_group (an isolated probe, which leads a group of its own,
- * so the runner's kill of that group reaches the app too), else a new one. At the deadline they are
- * all killed, and whatever outlives the command (background children, children holding its output
- * open) is killed once it exits, so the caller never waits on them. /proc is read through root.
- * Returns 0 or a negative errno with err filled. */
-int sc_app_exec(const char *cmd, double deadline_ms, const sc_root *root, bool in_my_group,
-                sc_app_parse *parse, sc_app_outcome *out, sc_error *err);
-/* Kills every process in group pgid and every child of this process, except this process, until
- * none is left (bounded); reaps the children. Returns how many were signalled. */
-int sc_app_kill_leftovers(const sc_root *root, pid_t pgid);
+ * so the runner's kill of that group reaches the app too), else a new one. The caller becomes a
+ * child subreaper; at the deadline, and once the command exits, every descendant of the caller is
+ * killed (sc_reap_descendants: background children, children holding the output open, setsid'd
+ * or double-forked ones), so the caller never waits on them. Returns 0 or a negative errno with
+ * err filled. */
+int sc_app_exec(const char *cmd, double deadline_ms, bool in_my_group, sc_app_parse *parse,
+                sc_app_outcome *out, sc_error *err);
 
 /* The median of n values (n >= 1), without changing them. */
 double sc_app_median(const double *values, int n);

@@ -25,5 +25,9 @@ int sc_cmd_diff(int argc, char **argv);
 /* Parses the options of `run` into opt; returns 0, 1 for --help/--version (already printed), or
  * SC_EXIT_USAGE with a message on standard error. */
 int sc_parse_run_options(int argc, char **argv, sc_options *opt);
+/* Says on standard error, escaped, which option getopt_long refused (c is '?' or ':'; the caller
+ * set opterr = 0 and began optstring with ':'), after "stackcheck COMMAND: "; returns
+ * SC_EXIT_USAGE. */
+int sc_cli_bad_option(const char *command, int c, char **argv);
 
 #endif

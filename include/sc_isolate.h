@@ -29,8 +29,11 @@ typedef struct {
 typedef cJSON *(*sc_isolated_fn)(void *arg);
 
 /* Runs fn(arg) in a child in its own process group with a deadline of timeout_s seconds; fills rep.
- * The child's standard output and error are captured (tail kept). Returns 0 or -errno when the
- * child could not be started. */
+ * The child's standard output and error are captured (tail kept). Nothing the child starts
+ * outlives the call: the child is a subreaper that kills its descendants when fn returns, and the
+ * caller becomes one too and kills what comes back to it when the child crashes or is killed (so
+ * the caller must have no other child it means to keep). Returns 0 or -errno when the child could
+ * not be started. */
 int sc_isolate_run(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_report *rep);
 
 /* Name of a signal ("SIGSEGV"), or "signal N". */

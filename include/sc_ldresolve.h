@@ -74,7 +74,8 @@ typedef struct {
     sc_found_via via;
     char entry[PATH_MAX];       /* the search-path entry that matched, expanded ("" for cache) */
     char source[PATH_MAX + 32]; /* where that entry came from: "RPATH of libx.so", ... */
-    int fd;                     /* the file, open read-only (the caller closes it); -1 if none */
+    int fd; /* the file, open read-only (the caller closes it); -1 if none. For a FIFO, socket or
+             * device, where ld.so would stop, an O_PATH descriptor: never read from it */
 } sc_ld_hit;
 
 /* "direct", "rpath", "ld_library_path", "runpath", "cache", "default", "not_found",

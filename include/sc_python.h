@@ -31,9 +31,12 @@ typedef struct {
     char version_from[16];  /* static: "file name", "patchlevel.h" or "pyvenv.cfg" */
 } sc_python_info;
 
-/* Locates python (a path, a name on PATH, or NULL for "python3") and fills info.
- * Returns 0 or a negative errno with err filled. */
-int sc_python_locate(const char *python, sc_python_info *info, sc_error *err);
+/* Locates python (a path, a name on PATH, or NULL for "python3") by running it, and fills info.
+ * The interpreter gets timeout_s seconds (at most 20; 0 for 20): every wait has that deadline, and
+ * it and everything it started are killed when it is missed, or when it leaves processes behind.
+ * The answer, a failure included, is computed once per process and name. Returns 0 or a negative
+ * errno with err filled. */
+int sc_python_locate(const char *python, double timeout_s, sc_python_info *info, sc_error *err);
 /* Locates python without running anything: through PATH to the file, its real path (an ELF
  * binary, else -ENOEXEC: "a script wrapper: PATH"), the version from its name (python3.11) or
  * the prefix's only lib/pythonX.Y (refined by the prefix's patchlevel.h or a venv's pyvenv.cfg),

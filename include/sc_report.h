@@ -13,7 +13,5 @@
 void sc_report_print(FILE *out, const cJSON *snapshot, bool color, int verbosity);
 /* Writes one JUnit test case per probe to path; returns 0 or -errno and fills err. */
 int sc_junit_write(const cJSON *snapshot, const char *path, sc_error *err);
-/* Prints s to out with control characters escaped (\n, \x1b...), at most max bytes of s. */
-void sc_print_escaped(FILE *out, const char *s, size_t max);
 
 #endif

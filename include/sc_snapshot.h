@@ -13,10 +13,16 @@
 /* A new snapshot with schema, tool, created, argv, host and env filled; NULL on allocation failure.
  */
 cJSON *sc_snapshot_new(const sc_options *opt, const sc_root *root);
-/* Writes json to path atomically (temporary file in the same directory, fsync, rename), or to
- * standard output for "-". Returns 0 or -errno and fills err. */
+/* Adds "not_read": the files the run refused to read (a FIFO, socket or device where a regular
+ * file was expected), from sc_root_refusals(). */
+void sc_snapshot_add_not_read(cJSON *snapshot);
+/* Writes json and a newline to path through sc_output_write ("-": standard output). Returns 0 or
+ * -errno and fills err. */
 int sc_snapshot_write(const cJSON *json, const char *path, sc_error *err);
-/* Reads and parses a JSON file of at most max_bytes; NULL and err filled on failure. */
+/* Reads and parses a JSON file of at most max_bytes: a regular file, "-" (standard input), or a
+ * pipe, FIFO or character device named by the user, read as a stream within the same bound (a
+ * FIFO waits for its writer, as cat does); never a directory or socket. NULL and err filled on
+ * failure. */
 cJSON *sc_json_read_file(const char *path, size_t max_bytes, sc_error *err);
 
 #endif

@@ -21,10 +21,45 @@ typedef struct {
 int sc_root_open(sc_root *root, const char *dir, sc_error *err);
 /* Releases the root's descriptor. */
 void sc_root_close(sc_root *root);
-/* Opens an absolute path inside the root with open(2) flags; returns an fd or -errno. */
+/* Opens an absolute path inside the root with open(2) flags; returns an fd or -errno. For reading
+ * a file use sc_root_open_file: this one opens whatever the path names, a FIFO included. */
 int sc_root_openat(const sc_root *root, const char *path, int flags);
-/* Reads a whole small file (at most max bytes, NUL-terminated) into *out (malloc'd);
- * returns the length or -errno. A file longer than max is cut at max. */
+
+/* Reads of outside data never wait: a file is looked up without being opened (O_PATH), fstat must
+ * say regular file (sysfs and procfs attributes are regular files too), and only then is it opened
+ * O_RDONLY|O_NONBLOCK|O_NOCTTY, through the looked-up inode. A FIFO, socket or device is never
+ * opened: the call fails with -SC_ENOTREG and the path is recorded as refused. */
+
+/* An errno-style code beyond the system's: a FIFO, socket or device where a regular file was
+ * expected. sc_root_strerror() words it. */
+#define SC_ENOTREG 1000
+/* What the refusals list keeps of each path (the first SC_ROOT_REFUSED_MAX, each once). */
+#define SC_ROOT_REFUSED_MAX 64
+
+typedef struct {
+    char path[512];   /* as asked for: inside the root, or a host path */
+    const char *type; /* "FIFO", "socket", "character device", "block device" */
+} sc_root_refusal;
+
+/* Opens a regular file inside the root for reading (see above); st filled when not NULL. Returns
+ * the fd or -errno: -EISDIR for a directory, -SC_ENOTREG for a FIFO, socket or device. */
+int sc_root_open_file(const sc_root *root, const char *path, struct stat *st);
+/* The same for a host path taken as it is (relative to the working directory). */
+int sc_open_regular(const char *path, struct stat *st);
+/* strerror() for the codes of this layer: -SC_ENOTREG reads "not a regular file (a FIFO, socket
+ * or device)"; code is negative. */
+const char *sc_root_strerror(int code);
+/* The reads refused so far in this process, in order; *count gets how many (at most
+ * SC_ROOT_REFUSED_MAX). */
+const sc_root_refusal *sc_root_refusals(size_t *count);
+/* Forgets the refusals (for tests). */
+void sc_root_refusals_clear(void);
+/* Reads fd to its end, at most max bytes, into *out (malloc'd, NUL-terminated), the buffer sized
+ * from hint (st_size: exact for files, 4096 or 0 for sysfs and procfs attributes) and grown as
+ * needed; returns the length or -errno (-EAGAIN when a read would wait). */
+long sc_read_fd(int fd, size_t hint, size_t max, char **out);
+/* Reads a whole small file (at most max bytes, NUL-terminated) into *out (malloc'd) through
+ * sc_root_open_file; returns the length or -errno. A file longer than max is cut at max. */
 long sc_root_read(const sc_root *root, const char *path, char **out, size_t max);
 /* Reads the first line of a small text file, trailing whitespace removed, into buf;
  * returns 0 or -errno. */

@@ -19,6 +19,9 @@ char *sc_rstrip(char *s);
 bool sc_starts_with(const char *s, const char *prefix);
 /* True when s ends with suffix. */
 bool sc_ends_with(const char *s, const char *suffix);
+/* The directory part of path into out ("." without a slash, "/" for "/x"); returns the last
+ * component (the part after the last slash, "" when path ends with one). */
+const char *sc_path_dirname(const char *path, char *out, size_t size);
 /* Parses a decimal or 0x-hex unsigned integer that fills the whole string (spaces around allowed);
  * returns 0 or -EINVAL / -ERANGE. */
 int sc_parse_u64(const char *s, uint64_t *out);

@@ -200,7 +200,7 @@ static void run(const sc_ctx *ctx, sc_result *res)
     sc_error err = {0};
     if (!info || !job) {
         sc_result_error(res, "out of memory");
-    } else if (sc_python_locate(ctx->opt->python, info, &err) < 0) {
+    } else if (sc_python_locate(ctx->opt->python, ctx->opt->timeout_s, info, &err) < 0) {
         sc_result_error(res, "cannot use the Python interpreter %s: %s",
                         ctx->opt->python ? ctx->opt->python : "python3", err.message);
     } else if (prepare(ctx, job, &err) < 0) {

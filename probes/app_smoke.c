@@ -119,7 +119,7 @@ static void run_repeats(const sc_ctx *ctx, sc_result *res, sc_app_parse *p, doub
     for (int r = 0; r < repeat; r++) {
         sc_app_parse_init(p, sc_now_ms());
         /* the isolated probe leads its own process group: the app joins it */
-        if (sc_app_exec(opt->app_cmd, deadline_ms, ctx->root, true, p, &o, &err) < 0) {
+        if (sc_app_exec(opt->app_cmd, deadline_ms, true, p, &o, &err) < 0) {
             sc_result_error(res, "cannot run the app: %s", err.message);
             cJSON_Delete(runs);
             return;

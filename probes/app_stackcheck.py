@@ -38,6 +38,22 @@ def _num(value):
     return value if math.isfinite(value) else None
 
 
+def _tail(text, limit, cut=None):
+    """The end of text in at most limit characters. When its beginning is lost, the partial first
+    line goes too (else up to the first blank, else all of it): stackcheck redacts what it gets,
+    and a secret value cut off from its name could no longer be told from other text."""
+    if cut is None:
+        cut = len(text) > limit
+    text = text[-limit:]
+    if not cut:
+        return text
+    for blanks in ("\n\r", " \t"):
+        found = [i for i in (text.find(c) for c in blanks) if i >= 0]
+        if found:
+            return text[min(found) + 1:]
+    return ""
+
+
 def _progress(text):
     """Where the script is, kept in a file, so a crash or a hang can still be placed in a stage."""
     path = _state["progress"]
@@ -81,7 +97,7 @@ class _Stage(object):
         else:
             rec["status"] = "fail"
             text = "".join(traceback.format_exception_only(exc_type, exc)).strip()
-            rec["error"] = text[-1000:]
+            rec["error"] = _tail(text, 1000)
         if _state["stack"] and _state["stack"][-1] is rec:
             _state["stack"].pop()
         run = _state["run"]
@@ -299,11 +315,13 @@ def _one_run(index, script):
             run["ok"], run["error"] = False, "SystemExit: %r" % (e.code,)
     except BaseException:  # the script's own failure is the finding, whatever it raised
         run["ok"] = False
-        run["error"] = traceback.format_exc()[-3000:]
+        run["error"] = _tail(traceback.format_exc(), 3000)
     run["duration_ms"] = _ms(start)
     for rec in run["stages"]:
         if rec["status"] == "running":  # left open by an exception that skipped __exit__
             rec["status"], rec["duration_ms"] = "fail", _ms(rec.pop("start"))
+        kept = rec["output_tail"]
+        rec["output_tail"] = _tail(kept, _SLICE, rec["output_bytes"] > len(kept))
     if not run["ok"]:
         run["failed_stage"] = _failed_stage(run)
     gc.collect()

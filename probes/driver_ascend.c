@@ -90,7 +90,7 @@ static void read_driver_info(asc_state *st)
     sc_fmt(path, sizeof path, "%s/driver/version.info", st->install);
     long n = sc_root_read(st->ctx->root, path, &text, 64 * 1024);
     if (n < 0) {
-        sc_fact_null(st->res->facts, "driver", "%s: %s", path, strerror((int)-n));
+        sc_fact_null(st->res->facts, "driver", "%s: %s", path, sc_root_strerror((int)n));
         return;
     }
     st->driver_info = true;
@@ -113,7 +113,7 @@ static void read_firmware_info(asc_state *st)
     sc_fmt(path, sizeof path, "%s/firmware/version.info", st->install);
     long n = sc_root_read(st->ctx->root, path, &text, 64 * 1024);
     if (n < 0) {
-        sc_fact_null(st->res->facts, "firmware", "%s: %s", path, strerror((int)-n));
+        sc_fact_null(st->res->facts, "firmware", "%s: %s", path, sc_root_strerror((int)n));
         return;
     }
     cJSON *o = cJSON_AddObjectToObject(st->res->facts, "firmware");

@@ -78,7 +78,8 @@ static void read_proc_version(nv_state *st)
     bool open = false;
     long n = sc_root_read(st->ctx->root, "/proc/driver/nvidia/version", &text, 64 * 1024);
     if (n < 0)
-        sc_fact_null(facts, "proc_version", "/proc/driver/nvidia/version: %s", strerror((int)-n));
+        sc_fact_null(facts, "proc_version", "/proc/driver/nvidia/version: %s",
+                     sc_root_strerror((int)n));
     else if (sc_nvidia_parse_proc_version(text, st->proc_version, sizeof st->proc_version, &open) <
              0)
         sc_fact_null(facts, "proc_version", "/proc/driver/nvidia/version has no NVRM version line");
@@ -120,7 +121,7 @@ static cJSON *device_json(nv_state *st, const sc_pci_device *d, size_t index)
         static const char *const keys[] = {"model", "uuid", "vbios", "minor", "irq"};
         for (size_t i = 0; i < 5; i++)
             sc_fact_null(o, keys[i], "%s %s", path,
-                         n < 0 ? strerror((int)-n) : "has no Key: value lines");
+                         n < 0 ? sc_root_strerror((int)n) : "has no Key: value lines");
     } else {
         add_info_str(o, "model", info.model, path);
         add_info_str(o, "uuid", info.uuid, path);

@@ -16,6 +16,22 @@ static bool is_shared_object(const char *name)
     return sc_ends_with(name, ".so") || strstr(name, ".so.") != NULL;
 }
 
+/* A FIFO, socket or device named like a shared object is never opened (it would block the run or
+ * act on hardware): it goes to facts.skipped with the reason. */
+static void skip_special(sc_result *res, const char *path, mode_t mode)
+{
+    cJSON *skipped = cJSON_GetObjectItem(res->facts, "skipped");
+    if (!skipped)
+        skipped = cJSON_AddArrayToObject(res->facts, "skipped");
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "path", path);
+    cJSON_AddStringToObject(s, "reason",
+                            S_ISFIFO(mode)   ? "a FIFO, not a regular file"
+                            : S_ISSOCK(mode) ? "a socket, not a regular file"
+                                             : "a device, not a regular file");
+    cJSON_AddItemToArray(skipped, s);
+}
+
 static void add_dir(const sc_ctx *ctx, sc_result *res, const char *dir, int depth, cJSON *files,
                     int *count)
 {
@@ -36,6 +52,9 @@ static void add_dir(const sc_ctx *ctx, sc_result *res, const char *dir, int dept
             add_dir(ctx, res, path, depth + 1, files, count);
         else if (S_ISREG(st.st_mode) && is_shared_object(e->d_name)) {
             sc_libs_probe_file(ctx, res, path, files);
+            (*count)++;
+        } else if (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode) && is_shared_object(e->d_name)) {
+            skip_special(res, path, st.st_mode);
             (*count)++;
         }
     }

@@ -56,7 +56,7 @@ static bool find_torch(const sc_ctx *ctx, sc_result *res, char *torch, size_t si
     } else {
         sc_python_info info;
         sc_error err = {0};
-        if (sc_python_locate(ctx->opt->python, &info, &err) < 0) {
+        if (sc_python_locate(ctx->opt->python, ctx->opt->timeout_s, &info, &err) < 0) {
             sc_result_skip(res, true, "no Python to inspect: %s", err.message);
             return false;
         }

@@ -4,7 +4,6 @@
  * them. */
 #include "sc_app.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -16,88 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sc_reap.h"
 #include "sc_util.h"
 
 #define DRAIN_GRACE_MS 200.0 /* after the command exits, output already written is still read */
-#define KILL_ROUNDS 50
-#define SEEN_MAX 512
-
-/* ppid, pgrp and state of a process from /proc/PID/stat; false when it is gone or unreadable. */
-static bool proc_ids(const sc_root *root, const char *pid, pid_t *ppid, pid_t *pgrp, char *state)
-{
-    char path[300], *text = NULL;
-    snprintf(path, sizeof path, "/proc/%.255s/stat", pid);
-    long n = sc_root_read(root, path, &text, 2048);
-    bool ok = false;
-    if (n > 0) {
-        const char *close = strrchr(text, ')'); /* the command name may hold spaces and ')' */
-        int pp = 0, pg = 0;
-        ok = close && sscanf(close + 1, " %c %d %d", state, &pp, &pg) == 3;
-        *ppid = pp;
-        *pgrp = pg;
-    }
-    free(text);
-    return ok;
-}
-
-static bool remember(pid_t *seen, int *count, pid_t pid)
-{
-    for (int i = 0; i < *count; i++)
-        if (seen[i] == pid)
-            return false;
-    if (*count < SEEN_MAX)
-        seen[(*count)++] = pid;
-    return true;
-}
-
-/* One pass over /proc: SIGKILL to the live members of pgid and children of self. */
-static int kill_round(const sc_root *root, pid_t pgid, pid_t self, pid_t *seen, int *seen_count,
-                      int *distinct)
-{
-    DIR *d = sc_root_opendir(root, "/proc");
-    if (!d)
-        return 0;
-    int found = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9')
-            continue;
-        pid_t pid = (pid_t)atoi(e->d_name), ppid, pgrp;
-        char state;
-        if (pid == self || !proc_ids(root, e->d_name, &ppid, &pgrp, &state) || state == 'Z' ||
-            state == 'X' || (pgrp != pgid && ppid != self))
-            continue;
-        if (kill(pid, SIGKILL) == 0) {
-            found++;
-            *distinct += remember(seen, seen_count, pid);
-        }
-    }
-    closedir(d);
-    return found;
-}
-
-static void reap_children(void)
-{
-    while (waitpid(-1, NULL, WNOHANG) > 0)
-        ;
-}
-
-int sc_app_kill_leftovers(const sc_root *root, pid_t pgid)
-{
-    pid_t self = getpid(), seen[SEEN_MAX];
-    int seen_count = 0, distinct = 0;
-    if (pgid > 1 && pgid != getpgrp())
-        kill(-pgid, SIGKILL);
-    for (int round = 0; round < KILL_ROUNDS; round++) {
-        int found = kill_round(root, pgid > 1 ? pgid : -1, self, seen, &seen_count, &distinct);
-        if (found > 0)
-            usleep(1000); /* let SIGKILL land before looking again */
-        reap_children();
-        if (found == 0)
-            break;
-    }
-    return distinct;
-}
 
 static void exec_child(const char *cmd, int out_fd, int err_fd, bool own_group)
 {
@@ -228,8 +149,8 @@ static pid_t spawn(const char *cmd, int op[2], int ep[2], bool own_group)
     return pid;
 }
 
-int sc_app_exec(const char *cmd, double deadline_ms, const sc_root *root, bool in_my_group,
-                sc_app_parse *parse, sc_app_outcome *out, sc_error *err)
+int sc_app_exec(const char *cmd, double deadline_ms, bool in_my_group, sc_app_parse *parse,
+                sc_app_outcome *out, sc_error *err)
 {
     memset(out, 0, sizeof *out);
     out->exit_code = -1;
@@ -237,7 +158,7 @@ int sc_app_exec(const char *cmd, double deadline_ms, const sc_root *root, bool i
     if (rc < 0)
         return sc_error_set(err, rc, "cannot create pipes: %s", strerror(-rc));
     bool own_group = !in_my_group || getpgrp() != getpid();
-    prctl(PR_SET_CHILD_SUBREAPER, 1); /* what the app orphans comes back to us to be killed */
+    sc_reap_subreaper(); /* what the app orphans comes back to us to be killed */
     double start = sc_now_ms();
     pid_t pid = spawn(cmd, op, ep, own_group);
     if (pid < 0)
@@ -247,9 +168,13 @@ int sc_app_exec(const char *cmd, double deadline_ms, const sc_root *root, bool i
     int wstatus = 0;
     double end_ms = start;
     bool exited = wait_for_exit(pid, &pm, deadline_ms, &wstatus, &end_ms);
-    out->strays_killed = sc_app_kill_leftovers(root, pgid);
+    if (pgid != getpgrp())
+        kill(-pgid, SIGKILL); /* the app's own group at once, before any of it is reaped */
+    /* Every process of the app is a descendant of ours, whatever group or session it moved to;
+     * the command itself too when it is still running at the deadline. */
+    out->strays_killed = sc_reap_descendants();
     if (!exited)
-        waitpid(pid, NULL, 0); /* usually reaped already; ECHILD then */
+        sc_reap_wait(pid, NULL, sc_now_ms() + 1000); /* usually reaped already; ECHILD then */
     for (int s = 0; s < 2; s++)
         if (pm.fd[s] >= 0)
             close(pm.fd[s]);

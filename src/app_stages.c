@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_text.h"
+
 #define PREFIX "::stackcheck "
 #define PREFIX_LEN (sizeof PREFIX - 1)
 #define IMPLICIT_NAME "(start)"
@@ -60,8 +62,7 @@ static void open_stage(sc_app_parse *p, const char *name, size_t len, double now
         return;
     }
     sc_app_stage *s = &p->stages[p->stage_count++];
-    if (len >= sizeof s->name)
-        len = sizeof s->name - 1;
+    len = sc_utf8_prefix(name, len, sizeof s->name - 1);
     memcpy(s->name, name, len);
     s->name[len] = '\0';
     s->start_ms = s->end_ms = now_ms;
@@ -124,8 +125,7 @@ static bool add_metric(sc_app_parse *p, const char *rest, size_t n)
         return true;
     }
     sc_app_metric *m = &p->metrics[p->metric_count++];
-    if (name_len >= sizeof m->name)
-        name_len = sizeof m->name - 1;
+    name_len = sc_utf8_prefix(rest + s1, name_len, sizeof m->name - 1);
     memcpy(m->name, rest + s1, name_len);
     m->name[name_len] = '\0';
     m->value = v;

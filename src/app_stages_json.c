@@ -1,70 +1,40 @@
 /* The output side of the stage-marker parser: a parsed app run as JSON (stages, metrics, stream
- * tails as valid UTF-8 whatever bytes the app wrote) and as one-line evidence for findings. */
+ * tails as valid UTF-8 whatever bytes the app wrote, redacted before they are cut) and as
+ * one-line evidence for findings. */
 #include "sc_app.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0 when it is not one. */
-static size_t utf8_valid(const unsigned char *s, size_t n)
-{
-    size_t len;
-    unsigned min;
-    if (s[0] > 0 && s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf)
-        len = 2, min = 0x80;
-    else if (s[0] >= 0xe0 && s[0] <= 0xef)
-        len = 3, min = 0x800;
-    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-        len = 4, min = 0x10000;
-    else
-        return 0;
-    if (n < len)
-        return 0;
-    unsigned cp = s[0] & (0x7f >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
+#include "sc_redact.h"
+#include "sc_text.h"
 
 cJSON *sc_app_text_json(const char *data, size_t n)
 {
-    char *out = malloc(n * 3 + 1);
-    if (!out)
-        return cJSON_CreateNull();
-    size_t o = 0;
-    const unsigned char *s = (const unsigned char *)data;
-    for (size_t i = 0; i < n;) {
-        size_t len = utf8_valid(s + i, n - i);
-        if (len == 0) {
-            memcpy(out + o, "\xef\xbf\xbd", 3); /* U+FFFD */
-            o += 3;
-            i++;
-            continue;
-        }
-        memcpy(out + o, s + i, len);
-        o += len;
-        i += len;
-    }
-    out[o] = '\0';
-    cJSON *json = cJSON_CreateString(out);
-    free(out);
+    char *text = sc_utf8_clean(data, n);
+    cJSON *json = text ? cJSON_CreateString(text) : cJSON_CreateNull();
+    free(text);
     return json;
+}
+
+/* The kept bytes of a tail through the door: redacted before the cut (see sc_redact_tail), at
+ * most the ring's size. Malloc'd, NULL on failure. */
+static char *tail_text(const sc_tail *t)
+{
+    char *copy = malloc(t->cap);
+    if (!copy)
+        return NULL;
+    size_t n = sc_tail_copy(t, copy);
+    char *text = sc_redact_tail(copy, n, t->total > t->cap, t->cap);
+    free(copy);
+    return text;
 }
 
 static cJSON *tail_json(const sc_tail *t)
 {
-    char *copy = malloc(t->cap);
-    if (!copy)
-        return cJSON_CreateNull();
-    cJSON *json = sc_app_text_json(copy, sc_tail_copy(t, copy));
-    free(copy);
+    char *text = tail_text(t);
+    cJSON *json = text ? cJSON_CreateString(text) : cJSON_CreateNull();
+    free(text);
     return json;
 }
 
@@ -124,15 +94,15 @@ void sc_app_one_line(const char *data, size_t n, char *out, size_t size)
 {
     if (size == 0)
         return;
-    while (n > 0 && (data[n - 1] == '\n' || data[n - 1] == '\r' || data[n - 1] == ' '))
+    char *text = sc_redact_tail(data, n, false, (size_t)-1); /* redacted before any cut */
+    const char *p = text ? text : "";
+    n = strlen(p);
+    while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' '))
         n--;
     size_t keep = (size - 1) / 3, o = 0; /* each byte may become " | " */
-    if (n > keep)
-        data += n - keep, n = keep;
-    while (n > 0 && ((unsigned char)data[0] & 0xc0) == 0x80)
-        data++, n--; /* the cut fell inside a character */
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)data[i];
+    size_t from = sc_utf8_suffix_start(p, n, keep);
+    for (size_t i = from; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
         if (c == '\n') {
             memcpy(out + o, " | ", 3);
             o += 3;
@@ -141,19 +111,12 @@ void sc_app_one_line(const char *data, size_t n, char *out, size_t size)
         }
     }
     out[o] = '\0';
-    /* a cut may split a UTF-8 sequence: the message must stay valid text */
-    for (size_t i = 0; i < o;) {
-        size_t len = utf8_valid((const unsigned char *)out + i, o - i);
-        if (len == 0)
-            out[i++] = '?';
-        else
-            i += len;
-    }
+    free(text);
 }
 
 void sc_app_stage_tail_line(const sc_app_parse *p, int stage, char *out, size_t size)
 {
-    char buf[SC_APP_SLICE_MAX];
-    const sc_tail *t = &p->stages[stage].slice;
-    sc_app_one_line(buf, sc_tail_copy(t, buf), out, size);
+    char *text = tail_text(&p->stages[stage].slice);
+    sc_app_one_line(text ? text : "", text ? strlen(text) : 0, out, size);
+    free(text);
 }

@@ -12,6 +12,7 @@
 
 #include "sc_findings_doc.h"
 #include "sc_probe.h"
+#include "sc_redact.h"
 #include "sc_report.h"
 #include "sc_runner.h"
 #include "sc_snapshot.h"
@@ -93,14 +94,28 @@ static const struct option run_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* Says what was wrong with the command line; what the user typed is printed escaped. */
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("stackcheck: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    sc_print_vline(stderr, "stackcheck: ", fmt, ap);
     va_end(ap);
-    fputs("\nTry 'stackcheck --help'.\n", stderr);
+    fputs("Try 'stackcheck --help'.\n", stderr);
+    return SC_EXIT_USAGE;
+}
+
+int sc_cli_bad_option(const char *command, int c, char **argv)
+{
+    const char *what = c == ':' ? "missing value for" : "invalid option";
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "stackcheck%s%s: ", command ? " " : "", command ? command : "");
+    const char *arg = argv[optind - 1];
+    if (strncmp(arg, "--", 2) != 0 && optopt > 0 && optopt < 256)
+        sc_print_line(stderr, prefix, "%s '-%c'", what, optopt);
+    else
+        sc_print_line(stderr, prefix, "%s '%s'", what, arg);
+    fprintf(stderr, "Try 'stackcheck%s%s --help'.\n", command ? " " : "", command ? command : "");
     return SC_EXIT_USAGE;
 }
 
@@ -153,10 +168,11 @@ int sc_parse_run_options(int argc, char **argv, sc_options *opt)
     const char *no_color = getenv("NO_COLOR");
     opt->color = isatty(1) && !(no_color && *no_color);
     optind = 1;
+    opterr = 0; /* getopt would echo the option raw; usage_error escapes it */
     int c;
-    while ((c = getopt_long(argc, argv, "qvh", run_options, NULL)) != -1) {
-        if (c == '?')
-            return usage_error("%s", "invalid option");
+    while ((c = getopt_long(argc, argv, ":qvh", run_options, NULL)) != -1) {
+        if (c == '?' || c == ':')
+            return sc_cli_bad_option(NULL, c, argv);
         int rc = apply_option(c, opt);
         if (rc)
             return rc;
@@ -173,11 +189,11 @@ static int write_outputs(const cJSON *snapshot, const sc_options *opt)
     sc_error err = {0};
     int rc = 0;
     if (opt->json_path && sc_snapshot_write(snapshot, opt->json_path, &err) < 0) {
-        fprintf(stderr, "stackcheck: %s\n", err.message);
+        sc_print_line(stderr, "stackcheck: ", "%s", err.message);
         rc = SC_EXIT_USAGE;
     }
     if (opt->junit_path && sc_junit_write(snapshot, opt->junit_path, &err) < 0) {
-        fprintf(stderr, "stackcheck: %s\n", err.message);
+        sc_print_line(stderr, "stackcheck: ", "%s", err.message);
         rc = SC_EXIT_USAGE;
     }
     return rc;
@@ -192,7 +208,7 @@ int sc_cmd_run(int argc, char **argv)
     sc_root root;
     sc_error err = {0};
     if (sc_root_open(&root, opt.sysroot, &err) < 0) {
-        fprintf(stderr, "stackcheck: %s\n", err.message);
+        sc_print_line(stderr, "stackcheck: ", "%s", err.message);
         return SC_EXIT_USAGE;
     }
     bool json_stdout = opt.json_path && strcmp(opt.json_path, "-") == 0;
@@ -206,6 +222,8 @@ int sc_cmd_run(int argc, char **argv)
         return SC_EXIT_FAIL;
     }
     int exit_code = sc_run_probes(sc_probes, &opt, &root, snapshot);
+    sc_snapshot_add_not_read(snapshot);
+    sc_redact_json(snapshot); /* the one door out: report, snapshot and JUnit all come from here */
     sc_report_print(report, snapshot, opt.color, opt.verbosity);
     fflush(report);
     int out_rc = write_outputs(snapshot, &opt);
@@ -221,7 +239,8 @@ int sc_cmd_explain(int argc, char **argv)
                            "explain needs one finding id, e.g. stackcheck explain hip.no-device");
     if (sc_findings_explain(stdout, argv[1]) == 0)
         return SC_EXIT_OK;
-    fprintf(stderr, "stackcheck: no finding '%s'; `stackcheck list` shows them all\n", argv[1]);
+    sc_print_line(stderr, "stackcheck: ", "no finding '%s'; `stackcheck list` shows them all",
+                  argv[1]);
     return SC_EXIT_USAGE;
 }
 

@@ -10,8 +10,9 @@
 
 #include "sc_cli.h"
 #include "sc_diff.h"
-#include "sc_report.h"
+#include "sc_redact.h"
 #include "sc_snapshot.h"
+#include "sc_text.h"
 
 #define TIMINGS_SHOWN 40
 
@@ -33,7 +34,7 @@ static void print_value(FILE *out, const cJSON *v)
         return;
     }
     if (cJSON_IsString(v)) {
-        sc_print_escaped(out, v->valuestring, 200);
+        sc_term_print(out, v->valuestring, 200);
         return;
     }
     if (cJSON_IsNumber(v)) {
@@ -41,7 +42,7 @@ static void print_value(FILE *out, const cJSON *v)
         return;
     }
     char *text = cJSON_PrintUnformatted(v);
-    sc_print_escaped(out, text ? text : "?", 200);
+    sc_term_print(out, text ? text : "?", 200);
     if (text && strlen(text) > 200)
         fputs("...", out);
     free(text);
@@ -60,9 +61,7 @@ static void print_changes(FILE *out, const cJSON *diff)
     cJSON_ArrayForEach (c, cJSON_GetObjectItem(diff, "changes")) {
         if (n++ == 0)
             fputs("\nChanged:\n", out);
-        fprintf(out, "  [%s] ", str(c, "area"));
-        sc_print_escaped(out, str(c, "what"), 300);
-        fputs(": ", out);
+        sc_term_printf(out, "  [%.*s] %.*s: ", 100, str(c, "area"), 300, str(c, "what"));
         print_value(out, cJSON_GetObjectItem(c, "a"));
         fputs(" -> ", out);
         print_value(out, cJSON_GetObjectItem(c, "b"));
@@ -77,13 +76,8 @@ static void print_findings(FILE *out, const cJSON *list, const char *title, char
     cJSON_ArrayForEach (f, list) {
         if (n++ == 0)
             fprintf(out, "\n%s:\n", title);
-        fprintf(out, "  %c ", mark);
-        sc_print_escaped(out, str(f, "id"), 100);
-        fprintf(out, " (%s, ", str(f, "severity"));
-        sc_print_escaped(out, str(f, "probe"), 100);
-        fputs("): ", out);
-        sc_print_escaped(out, str(f, "message"), 200);
-        fputc('\n', out);
+        sc_term_printf(out, "  %c %.*s (%.*s, %.*s): %.*s\n", mark, 100, str(f, "id"), 100,
+                       str(f, "severity"), 100, str(f, "probe"), 200, str(f, "message"));
     }
 }
 
@@ -95,12 +89,11 @@ static void print_numerics(FILE *out, const cJSON *list)
         if (count++ == 0)
             fputs("\nNumerics:\n", out);
         const cJSON *first = cJSON_GetObjectItem(n, "first_divergent");
-        fprintf(out, "  %s '", str(n, "probe"));
-        sc_print_escaped(out, str(n, "name"), 100);
+        sc_term_printf(out, "  %.*s '%.*s", 100, str(n, "probe"), 100, str(n, "name"));
         if (cJSON_IsObject(first)) {
-            fputs("': first module whose statistics differ: '", out);
-            sc_print_escaped(out, str(first, "module"), 200);
-            fprintf(out, "' (%s), %s: ", str(first, "type"), str(first, "stat"));
+            sc_term_printf(out,
+                           "': first module whose statistics differ: '%.*s' (%.*s), %.*s: ", 200,
+                           str(first, "module"), 100, str(first, "type"), 100, str(first, "stat"));
             print_value(out, cJSON_GetObjectItem(first, "a"));
             fputs(" -> ", out);
             print_value(out, cJSON_GetObjectItem(first, "b"));
@@ -130,10 +123,7 @@ static void print_timings(FILE *out, const cJSON *list)
             break;
         if (shown++ == 0)
             fputs("\nTimings (b/a):\n", out);
-        fputs("  ", out);
-        sc_print_escaped(out, str(t, "probe"), 100);
-        fputc(' ', out);
-        sc_print_escaped(out, str(t, "what"), 200);
+        sc_term_printf(out, "  %.*s %.*s", 100, str(t, "probe"), 200, str(t, "what"));
         fprintf(out, ": %.1f ms -> %.1f ms", a, b);
         if (cJSON_IsNumber(ratio))
             fprintf(out, " (x%.2f)", ratio->valuedouble);
@@ -146,11 +136,9 @@ static void print_timings(FILE *out, const cJSON *list)
 void sc_diff_print(FILE *out, const cJSON *diff, const char *a_label, const char *b_label)
 {
     const cJSON *findings = cJSON_GetObjectItem(diff, "findings");
-    fputs("stackcheck diff\n  a: ", out);
-    sc_print_escaped(out, a_label, 300);
-    fprintf(out, " (%s)\n  b: ", str(cJSON_GetObjectItem(diff, "a"), "created"));
-    sc_print_escaped(out, b_label, 300);
-    fprintf(out, " (%s)\n", str(cJSON_GetObjectItem(diff, "b"), "created"));
+    sc_term_printf(out, "stackcheck diff\n  a: %.*s (%.*s)\n  b: %.*s (%.*s)\n", 300, a_label, 100,
+                   str(cJSON_GetObjectItem(diff, "a"), "created"), 300, b_label, 100,
+                   str(cJSON_GetObjectItem(diff, "b"), "created"));
     print_changes(out, diff);
     print_findings(out, cJSON_GetObjectItem(findings, "added"), "Findings added in b", '+');
     print_findings(out, cJSON_GetObjectItem(findings, "resolved"), "Findings resolved in b", '-');
@@ -170,7 +158,7 @@ static int parse_tolerance(const char *text, double *out, const char *name)
     errno = 0;
     double v = strtod(text, &end);
     if (errno || end == text || *end || !isfinite(v) || v < 0) {
-        fprintf(stderr, "stackcheck diff: invalid %s '%s' (a number >= 0)\n", name, text);
+        sc_print_line(stderr, "stackcheck diff: ", "invalid %s '%s' (a number >= 0)", name, text);
         return -1;
     }
     *out = v;
@@ -186,7 +174,8 @@ static int parse_args(int argc, char **argv, sc_diff_options *opt, const char **
                                              {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    opterr = 0; /* sc_cli_bad_option says it, escaped */
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         if (c == 'j')
             *json_path = optarg;
         else if (c == 'r' && parse_tolerance(optarg, &opt->rtol, "--rtol") < 0)
@@ -196,8 +185,8 @@ static int parse_args(int argc, char **argv, sc_diff_options *opt, const char **
         else if (c == 'h') {
             fputs(diff_usage, stdout);
             return 1;
-        } else if (c == '?')
-            return SC_EXIT_USAGE;
+        } else if (c == '?' || c == ':')
+            return sc_cli_bad_option("diff", c, argv);
     }
     if (argc - optind != 2) {
         fputs("stackcheck diff: two snapshot files are needed\n", stderr);
@@ -217,12 +206,13 @@ static cJSON *load(const char *path, sc_error *err)
     return json;
 }
 
-static int report(const cJSON *diff, const char *a, const char *b, const char *json_path)
+static int report(cJSON *diff, const char *a, const char *b, const char *json_path)
 {
     sc_error err = {0};
+    sc_redact_json(diff); /* the one door out: both snapshots may hold anything */
     sc_diff_print(json_path && strcmp(json_path, "-") == 0 ? stderr : stdout, diff, a, b);
     if (json_path && sc_snapshot_write(diff, json_path, &err) < 0) {
-        fprintf(stderr, "stackcheck diff: %s\n", err.message);
+        sc_print_line(stderr, "stackcheck diff: ", "%s", err.message);
         return SC_EXIT_USAGE;
     }
     return cJSON_IsTrue(cJSON_GetObjectItem(diff, "differs")) ? SC_EXIT_FAIL : SC_EXIT_OK;
@@ -240,7 +230,7 @@ int sc_cmd_diff(int argc, char **argv)
     sc_error err = {0};
     cJSON *a = load(pa, &err), *b = a ? load(pb, &err) : NULL, *diff = NULL;
     if (!a || !b) {
-        fprintf(stderr, "stackcheck diff: %s\n", err.message);
+        sc_print_line(stderr, "stackcheck diff: ", "%s", err.message);
         rc = SC_EXIT_USAGE;
     } else if (!(diff = sc_diff_snapshots(a, b, &opt))) {
         fputs("stackcheck diff: out of memory\n", stderr);

@@ -9,10 +9,15 @@
 #include "sc_cli.h"
 #include "sc_libs.h"
 #include "sc_options.h"
-#include "sc_report.h"
+#include "sc_redact.h"
 #include "sc_snapshot.h"
+#include "sc_text.h"
 
-#define ESC(s) sc_print_escaped(out, (s), 4096)
+/* A string member of a JSON object, or NULL. */
+static const char *str(const cJSON *obj, const char *key)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItem(obj, key));
+}
 
 static const char usage[] =
     "usage: stackcheck libs [--arch ARCH]... [--json FILE] [--sysroot DIR] [--ld-library-path "
@@ -45,7 +50,8 @@ static int parse(int argc, char **argv, libs_options *o)
                                           {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+    opterr = 0; /* sc_cli_bad_option says it, escaped */
+    while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
         switch (c) {
         case 'a':
             if (sc_strlist_add(&o->archs, optarg) < 0) {
@@ -58,7 +64,7 @@ static int parse(int argc, char **argv, libs_options *o)
         case 'n': o->no_symbols = true; break;
         case 'L': o->ld_library_path = optarg; break;
         case 'h': fputs(usage, stdout); return 1;
-        default: fputs(usage, stderr); return SC_EXIT_USAGE;
+        default: return sc_cli_bad_option("libs", c, argv);
         }
     }
     if (optind >= argc) {
@@ -87,14 +93,11 @@ static void print_children(FILE *out, const tree_row *rows, int n, const char *p
         if (r->depth != depth || strcmp(r->needed_by, parent) != 0)
             continue;
         fprintf(out, "%s%s", prefix, i == last ? "└── " : "├── ");
-        ESC(r->name);
         if (!r->path) {
-            fputs(" not found\n", out);
+            sc_term_printf(out, "%s not found\n", r->name);
             continue;
         }
-        fputs(" => ", out);
-        ESC(r->path);
-        fprintf(out, " [%s]\n", r->via);
+        sc_term_printf(out, "%s => %s [%s]\n", r->name, r->path, r->via);
         if (plen + 8 < 4096 && depth < 64) {
             strcpy(prefix + plen, i == last ? "    " : "│   ");
             print_children(out, rows, n, r->path, depth + 1, prefix, strlen(prefix));
@@ -129,39 +132,28 @@ static void print_findings(FILE *out, const cJSON *findings)
 {
     const cJSON *f;
     cJSON_ArrayForEach (f, findings) {
-        fprintf(out, "  %s %s: ", cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity")),
-                cJSON_GetStringValue(cJSON_GetObjectItem(f, "id")));
-        ESC(cJSON_GetStringValue(cJSON_GetObjectItem(f, "message")));
-        const char *hint = cJSON_GetStringValue(cJSON_GetObjectItem(f, "hint"));
-        if (hint) {
-            fputs("\n      hint: ", out);
-            ESC(hint);
-        }
-        fputc('\n', out);
+        sc_term_printf(out, "  %s %s: %s\n", str(f, "severity"), str(f, "id"), str(f, "message"));
+        if (str(f, "hint"))
+            sc_term_printf(out, "      hint: %s\n", str(f, "hint"));
     }
 }
 
 static void print_file(FILE *out, const cJSON *file)
 {
-    const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(file, "path"));
-    const char *soname = cJSON_GetStringValue(cJSON_GetObjectItem(file, "soname"));
-    ESC(path);
-    if (soname) {
-        fputs(" (", out);
-        ESC(soname);
-        fputc(')', out);
-    }
-    fprintf(out, " [%s]\n", cJSON_GetStringValue(cJSON_GetObjectItem(file, "root_kind")));
+    const char *path = str(file, "path");
+    sc_term_printf(out, "%s", path);
+    if (str(file, "soname"))
+        sc_term_printf(out, " (%s)", str(file, "soname"));
+    sc_term_printf(out, " [%s]\n", str(file, "root_kind"));
     print_tree(out, cJSON_GetObjectItem(file, "libraries"), path);
     const cJSON *off = cJSON_GetObjectItem(file, "offload");
     const char *format = cJSON_GetStringValue(cJSON_GetObjectItem(off, "format"));
     if (format) {
-        fprintf(out, "  GPU code (%s):", format);
+        sc_term_printf(out, "  GPU code (%s):", format);
         const cJSON *t;
         int i = 0;
         cJSON_ArrayForEach (t, cJSON_GetObjectItem(off, "targets")) {
-            fputs(i++ ? ", " : " ", out);
-            ESC(t->valuestring);
+            sc_term_printf(out, "%s%s", i++ ? ", " : " ", t->valuestring);
         }
         fputc('\n', out);
     }
@@ -182,10 +174,11 @@ static int analyse_all(const sc_root *root, const libs_options *o, char **paths,
         cJSON *file = NULL;
         sc_error err = {0};
         if (sc_libs_analyze(root, paths[i], &cfg, &file, &err) < 0) {
-            fprintf(stderr, "stackcheck libs: %s\n", err.message);
+            sc_print_line(stderr, "stackcheck libs: ", "%s", err.message);
             rc = SC_EXIT_USAGE;
             continue;
         }
+        sc_redact_json(file); /* the one door out, before it is printed or written */
         if (out)
             print_file(out, file);
         if (sc_libs_worst(file) == SC_SEV_ERROR && rc == SC_EXIT_OK)
@@ -205,7 +198,7 @@ int sc_cmd_libs(int argc, char **argv)
     sc_root root;
     sc_error err = {0};
     if (sc_root_open(&root, o.sysroot, &err) < 0) {
-        fprintf(stderr, "stackcheck libs: %s\n", err.message);
+        sc_print_line(stderr, "stackcheck libs: ", "%s", err.message);
         return SC_EXIT_USAGE;
     }
     cJSON *doc = cJSON_CreateObject();
@@ -213,7 +206,7 @@ int sc_cmd_libs(int argc, char **argv)
     FILE *out = (o.json && strcmp(o.json, "-") == 0) ? stderr : stdout;
     rc = analyse_all(&root, &o, argv + optind, argc - optind, files, out);
     if (o.json && sc_snapshot_write(doc, o.json, &err) < 0) {
-        fprintf(stderr, "stackcheck libs: %s\n", err.message);
+        sc_print_line(stderr, "stackcheck libs: ", "%s", err.message);
         rc = SC_EXIT_USAGE;
     }
     cJSON_Delete(doc);

@@ -32,9 +32,9 @@ int sc_elf_open(const sc_root *root, const char *path, unsigned what, sc_elf_fil
                 sc_error *err)
 {
     memset(file, 0, sizeof *file);
-    int fd = sc_root_openat(root, path, O_RDONLY);
+    int fd = sc_root_open_file(root, path, NULL);
     if (fd < 0)
-        return sc_error_set(err, fd, "cannot open %s: %s", path, strerror(-fd));
+        return sc_error_set(err, fd, "cannot open %s: %s", path, sc_root_strerror(fd));
     int rc = sc_elf_open_fd(fd, path, what, file, err);
     close(fd);
     return rc;

@@ -7,6 +7,7 @@
 
 #include "sc_accel.h"
 #include "sc_hip_run.h"
+#include "sc_text.h"
 
 #define MAX_DEVICES 1024 /* more than this is a garbage answer, not a machine */
 #define NAME_MAX_BYTES 256
@@ -102,7 +103,8 @@ static void device_arch(sc_hip_run *r, int i, const sc_hip_props *p, cJSON *o)
         sc_accel_note_bad(&r->bad, "device %d: %s", i,
                           p->arch_unterminated ? "arch name not terminated"
                                                : "arch name malformed");
-        sc_fact_null(o, "arch", "the runtime gave a malformed gcnArchName \"%.64s\"", p->arch);
+        sc_fact_null(o, "arch", "the runtime gave a malformed gcnArchName \"%.*s\"",
+                     sc_utf8_prec(p->arch, 64), p->arch);
     } else {
         cJSON_AddStringToObject(o, "arch", p->arch);
     }

@@ -3,6 +3,7 @@
  * themselves). */
 #include "sc_host.h"
 
+#include <errno.h>
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "sc_probe.h"
+#include "sc_text.h"
 #include "sc_util.h"
 
 /* Field 0 of the line of a colon file (/etc/group, /etc/passwd) whose field 2 is id. */
@@ -32,7 +34,7 @@ static bool colon_file_name(const sc_root *root, const char *path, unsigned id, 
         unsigned long v = strtoul(f2 + 1, &end, 10);
         if (end != f2 + 1 && *end == ':' && v == id) {
             *f1 = '\0';
-            snprintf(buf, size, "%s", line);
+            sc_text_copy(buf, size, line);
             found = true;
         }
     }
@@ -91,12 +93,16 @@ const char *sc_container_kind(const sc_root *root)
 static cJSON *os_collect(const sc_root *root)
 {
     cJSON *os = cJSON_CreateObject();
-    char *text;
-    if (sc_root_read(root, "/etc/os-release", &text, 1 << 16) < 0 &&
-        sc_root_read(root, "/usr/lib/os-release", &text, 1 << 16) < 0) {
-        sc_fact_null(os, "pretty_name", "no /etc/os-release");
-        sc_fact_null(os, "id", "no /etc/os-release");
-        sc_fact_null(os, "version_id", "no /etc/os-release");
+    char *text, why[128];
+    long rc = sc_root_read(root, "/etc/os-release", &text, 1 << 16);
+    if (rc < 0 && sc_root_read(root, "/usr/lib/os-release", &text, 1 << 16) < 0) {
+        if (rc == -ENOENT)
+            snprintf(why, sizeof why, "no /etc/os-release");
+        else
+            snprintf(why, sizeof why, "/etc/os-release: %s", sc_root_strerror((int)rc));
+        sc_fact_null(os, "pretty_name", "%s", why);
+        sc_fact_null(os, "id", "%s", why);
+        sc_fact_null(os, "version_id", "%s", why);
         return os;
     }
     static const char *const keys[][2] = {

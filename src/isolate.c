@@ -1,6 +1,7 @@
 /* Fork-and-deadline isolation. The child gets its own process group, dies with the parent, has the
  * crash signals at their defaults, and writes its JSON result on a close-on-exec pipe; the parent
- * reads with poll until the deadline and then kills the whole group. */
+ * reads with poll until the deadline and then kills the whole group. Both are subreapers: the child
+ * kills what it started before it exits, the parent what comes back to it when the child dies. */
 #include "sc_isolate.h"
 
 #include <errno.h>
@@ -14,9 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sc_reap.h"
+#include "sc_redact.h"
 #include "sc_util.h"
 
 #define RESULT_MAX (64u << 20) /* a result larger than this is an error, not a memory blow-up */
+#define KILL_WAIT_MS 5000.0    /* a killed child stuck in the kernel is not waited for longer */
 
 const char *sc_signal_name(int sig, char *buf, size_t size)
 {
@@ -48,6 +52,7 @@ static void child_main(sc_isolated_fn fn, void *arg, int result_fd, int output_f
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(127);
+    sc_reap_subreaper(); /* daemons the foreign code starts stay ours, setsid() or not */
     for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++)
         signal(crash_signals[i], SIG_DFL);
     int devnull = open("/dev/null", O_RDONLY);
@@ -60,6 +65,7 @@ static void child_main(sc_isolated_fn fn, void *arg, int result_fd, int output_f
     close(output_fd);
     cJSON *result = fn(arg);
     char *text = result ? cJSON_PrintUnformatted(result) : NULL;
+    sc_reap_descendants();
     fflush(stdout);
     fflush(stderr);
     if (text)
@@ -67,34 +73,49 @@ static void child_main(sc_isolated_fn fn, void *arg, int result_fd, int output_f
     _exit(text ? 0 : 3);
 }
 
-/* Keeps the last bytes of the child's output in a fixed window. */
-static void tail_append(char *tail, size_t size, size_t *len, const char *p, size_t n)
-{
-    size_t cap = size - 1;
-    if (n >= cap) {
-        memcpy(tail, p + n - cap, cap);
-        *len = cap;
-    } else {
-        if (*len + n > cap) {
-            size_t drop = *len + n - cap;
-            memmove(tail, tail + drop, *len - drop);
-            *len -= drop;
-        }
-        memcpy(tail + *len, p, n);
-        *len += n;
-    }
-    tail[*len] = '\0';
-}
+/* The child's output window is larger than the tail that is kept: the window is redacted first
+ * and cut after, so a cut never separates a secret from its name. */
+#define RAW_TAIL_MAX (4 * sizeof(((sc_isolate_report *)0)->output_tail))
 
 typedef struct {
     int result_fd, output_fd;
     sc_buf result;
-    size_t tail_len;
+    char raw_tail[RAW_TAIL_MAX];
+    size_t raw_len;
+    bool raw_cut; /* the window lost its beginning */
     bool result_eof, too_big;
 } reader;
 
+/* Keeps the last bytes of the child's output in the raw window. */
+static void tail_append(reader *r, const char *p, size_t n)
+{
+    size_t cap = sizeof r->raw_tail;
+    if (n >= cap) {
+        memcpy(r->raw_tail, p + n - cap, cap);
+        r->raw_cut |= n > cap || r->raw_len > 0;
+        r->raw_len = cap;
+        return;
+    }
+    if (r->raw_len + n > cap) {
+        size_t drop = r->raw_len + n - cap;
+        memmove(r->raw_tail, r->raw_tail + drop, r->raw_len - drop);
+        r->raw_len -= drop;
+        r->raw_cut = true;
+    }
+    memcpy(r->raw_tail + r->raw_len, p, n);
+    r->raw_len += n;
+}
+
+/* The kept tail: the window redacted, then its end cut to fit on a character boundary. */
+static void finish_tail(sc_isolate_report *rep, const reader *r)
+{
+    char *tail = sc_redact_tail(r->raw_tail, r->raw_len, r->raw_cut, sizeof rep->output_tail - 1);
+    snprintf(rep->output_tail, sizeof rep->output_tail, "%s", tail ? tail : "");
+    free(tail);
+}
+
 /* One poll round; returns false when there is nothing left to wait for on the pipes. */
-static void read_round(reader *r, sc_isolate_report *rep, int timeout_ms)
+static void read_round(reader *r, int timeout_ms)
 {
     struct pollfd pfd[2] = {{.fd = r->result_eof ? -1 : r->result_fd, .events = POLLIN},
                             {.fd = r->output_fd, .events = POLLIN}};
@@ -113,7 +134,7 @@ static void read_round(reader *r, sc_isolate_report *rep, int timeout_ms)
     if (pfd[1].revents) {
         ssize_t n = read(r->output_fd, chunk, sizeof chunk);
         if (n > 0)
-            tail_append(rep->output_tail, sizeof rep->output_tail, &r->tail_len, chunk, (size_t)n);
+            tail_append(r, chunk, (size_t)n);
         else if (n == 0 || errno != EINTR) {
             close(r->output_fd);
             r->output_fd = -1;
@@ -163,6 +184,7 @@ int sc_isolate_run(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_re
         return -e;
     }
     fflush(NULL);
+    sc_reap_subreaper(); /* what the child leaves when it dies comes here, not to init */
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
@@ -190,20 +212,22 @@ int sc_isolate_run(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_re
         if (left <= 0)
             break;
         int slice = r.result_eof ? 10 : 100; /* wake now and then: a grandchild may hold the pipe */
-        read_round(&r, rep, left < slice ? (int)left + 1 : slice);
+        read_round(&r, left < slice ? (int)left + 1 : slice);
         exited = waitpid(pid, &wstatus, WNOHANG) == pid;
         if (r.too_big && !exited)
             kill(-pid, SIGKILL);
     }
     kill(-pid, SIGKILL); /* the child and anything it left behind in its group */
+    bool reaped = exited || sc_reap_wait(pid, &wstatus, sc_now_ms() + KILL_WAIT_MS);
+    sc_reap_descendants(); /* also what left the group: setsid'd or double-forked daemons */
     if (!exited) {
-        waitpid(pid, &wstatus, 0);
         rep->outcome = SC_ISOLATE_TIMEOUT;
-        snprintf(rep->detail, sizeof rep->detail, "no result within %.1f s; process group killed",
-                 timeout_s);
+        snprintf(rep->detail, sizeof rep->detail, "no result within %.1f s; %s", timeout_s,
+                 reaped ? "it and everything it started were killed"
+                        : "killed, but it did not end (stuck in the kernel?)");
     } else {
         while (!r.result_eof && !r.too_big && sc_now_ms() < deadline)
-            read_round(&r, rep, 10);
+            read_round(&r, 10);
         finish(rep, &r, wstatus);
     }
     /* Drain what the child wrote last, without waiting for grandchildren that still hold it. */
@@ -211,10 +235,11 @@ int sc_isolate_run(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_re
         struct pollfd p = {.fd = r.output_fd, .events = POLLIN};
         if (poll(&p, 1, 0) <= 0)
             break;
-        read_round(&r, rep, 0);
+        read_round(&r, 0);
     }
     if (r.output_fd >= 0)
         close(r.output_fd);
+    finish_tail(rep, &r);
     close(r.result_fd);
     sc_buf_free(&r.result);
     rep->duration_ms = sc_now_ms() - start;

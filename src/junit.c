@@ -2,11 +2,10 @@
  * become <failure>, timeout and error <error>, skip <skipped>. */
 #include <errno.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
+#include <stdlib.h>
 
+#include "sc_output.h"
 #include "sc_report.h"
-#include "sc_util.h"
 
 static void xml_escaped(FILE *out, const char *s)
 {
@@ -68,12 +67,11 @@ static void write_case(FILE *out, const char *layer, const cJSON *p)
 
 int sc_junit_write(const cJSON *snapshot, const char *path, sc_error *err)
 {
-    char tmp[4096];
-    if (!sc_fmt(tmp, sizeof tmp, "%s.tmp", path))
-        return sc_error_set(err, -ENAMETOOLONG, "path too long: %s", path);
-    FILE *out = fopen(tmp, "w");
+    char *xml = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&xml, &len); /* built in memory, written by the output writer */
     if (!out)
-        return sc_error_set(err, -errno, "cannot write %s: %s", tmp, strerror(errno));
+        return sc_error_set(err, -ENOMEM, "cannot build the JUnit file: out of memory");
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"stackcheck\">\n", out);
     const cJSON *layer, *p;
     cJSON_ArrayForEach (layer, cJSON_GetObjectItem(snapshot, "layers")) {
@@ -94,10 +92,8 @@ int sc_junit_write(const cJSON *snapshot, const char *path, sc_error *err)
         fputs("  </testsuite>\n", out);
     }
     fputs("</testsuites>\n", out);
-    if (fclose(out) != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return sc_error_set(err, -e, "cannot write %s: %s", path, strerror(e));
-    }
-    return 0;
+    int rc = fclose(out) == 0 ? sc_output_write(path, xml, len, err)
+                              : sc_error_set(err, -ENOMEM, "cannot build the JUnit file");
+    free(xml);
+    return rc;
 }

@@ -155,12 +155,12 @@ static int read_live(sc_buf *text, sc_error *err)
 /* Reads the last SC_KMSG_MAX_BYTES of a log file inside the root. */
 static int read_tail(const sc_root *root, const char *path, sc_buf *text, sc_error *err)
 {
-    int fd = sc_root_openat(root, path, O_RDONLY);
-    if (fd < 0)
-        return sc_error_set(err, fd, "%s: %s", path, strerror(-fd));
     struct stat st;
+    int fd = sc_root_open_file(root, path, &st);
+    if (fd < 0)
+        return sc_error_set(err, fd, "%s: %s", path, sc_root_strerror(fd));
     off_t start = 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)SC_KMSG_MAX_BYTES)
+    if (st.st_size > (off_t)SC_KMSG_MAX_BYTES)
         start = st.st_size - (off_t)SC_KMSG_MAX_BYTES;
     char chunk[65536];
     ssize_t n;

@@ -123,7 +123,8 @@ int sc_ldcache_load(const sc_root *root, sc_ldcache *cache, sc_error *err)
     long n = sc_root_read(root, "/etc/ld.so.cache", &text, 64u << 20);
     if (n < 0) {
         memset(cache, 0, sizeof *cache);
-        return sc_error_set(err, (int)n, "cannot read /etc/ld.so.cache: %s", strerror((int)-n));
+        return sc_error_set(err, (int)n, "cannot read /etc/ld.so.cache: %s",
+                            sc_root_strerror((int)n));
     }
     int rc = sc_ldcache_parse(text, (size_t)n, cache, err);
     if (rc < 0) {

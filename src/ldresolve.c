@@ -73,16 +73,20 @@ bool sc_ld_expand(const char *entry, size_t len, const char *origin, char *out, 
 }
 
 /* The open file when path inside the root is a regular ELF file of the wanted class and
- * machine; -1 otherwise. */
+ * machine; -1 otherwise. A FIFO, socket or device is opened O_PATH only, never read: ld.so would
+ * stop there (block or fail), and the caller's ELF open reports it as not a regular file. */
 static int usable(const sc_ldresolver *r, const char *path)
 {
-    int fd = sc_root_openat(r->root, path, O_RDONLY);
+    int fd = sc_root_open_file(r->root, path, NULL);
+    if (fd == -SC_ENOTREG) {
+        fd = sc_root_openat(r->root, path, O_PATH);
+        return fd >= 0 ? fd : -1;
+    }
     if (fd < 0)
         return -1;
-    struct stat st;
     uint8_t cls = 0;
     uint16_t mach = 0;
-    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && sc_elf_ident(fd, &cls, &mach) == 0 &&
+    bool ok = sc_elf_ident(fd, &cls, &mach) == 0 &&
               (r->elf_class == 0 || (cls == r->elf_class && mach == r->machine));
     if (!ok) {
         close(fd);

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "libs_internal.h"
 
@@ -11,14 +12,19 @@ static const node *provider_of(const analysis *a, const char *soname)
     return sc_symset_get(&a->provided, soname);
 }
 
-/* A library found but not readable as ELF (truncated, damaged): the loader fails on it too. */
+/* A library found but not readable as ELF (truncated, damaged; or a FIFO, socket or device, never
+ * read): the loader fails (or waits forever) on it too. */
 static void report_unreadable(analysis *a, const node *n)
 {
+    struct stat st;
+    bool special = sc_root_stat(a->root, n->path, &st, true) == 0 && !S_ISREG(st.st_mode);
     sc_finding(&a->res, "libs.unreadable", SC_SEV_ERROR,
-               "reinstall the package that provides it: the file is damaged or truncated",
-               "%s (needed by %s) at %s is not a valid ELF file; its own dependencies are not "
-               "known",
-               n->name, a->nodes[n->parent]->path, n->path);
+               special ? "replace it with the library: the loader blocks or fails on it"
+                       : "reinstall the package that provides it: the file is damaged or truncated",
+               "%s (needed by %s) at %s is %s; its own dependencies are not known", n->name,
+               a->nodes[n->parent]->path, n->path,
+               special ? "not a regular file (a FIFO, socket or device; not read)"
+                       : "not a valid ELF file");
 }
 
 void sc_libs_check_missing(analysis *a)

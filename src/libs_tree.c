@@ -9,17 +9,6 @@
 
 #include "libs_internal.h"
 
-static void dirname_of(const char *path, char *out, size_t size)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(out, size, ".");
-    else if (slash == path)
-        snprintf(out, size, "/");
-    else
-        snprintf(out, size, "%.*s", (int)(slash - path), path);
-}
-
 static unsigned elf_parts(const analysis *a)
 {
     return SC_ELF_VERSIONS | (a->cfg->no_symbol_check ? 0 : SC_ELF_SYMBOLS);
@@ -33,7 +22,7 @@ static void place_node(analysis *a, node *n, const char *path, const char *real)
     n->found = true;
     n->path = strdup(path);
     n->realpath = strdup(real && *real ? real : path);
-    dirname_of(path, buf, sizeof buf);
+    sc_path_dirname(path, buf, sizeof buf);
     n->origin = strdup(buf);
     sc_install_root_of(n->realpath ? n->realpath : path, &root);
     n->root_path = strdup(root.path);

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sc_redact.h"
+
 int sc_result_init(sc_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -33,7 +35,7 @@ void sc_finding(sc_result *res, const char *id, sc_severity sev, const char *hin
     char message[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
+    sc_redact_vformat(message, sizeof message, fmt, ap);
     va_end(ap);
     cJSON *f = cJSON_CreateObject();
     if (!f)
@@ -52,7 +54,7 @@ void sc_result_skip(sc_result *res, bool not_applicable, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(res->reason, sizeof res->reason, fmt, ap);
+    sc_redact_vformat(res->reason, sizeof res->reason, fmt, ap);
     va_end(ap);
     res->status = SC_STATUS_SKIP;
     res->not_applicable = not_applicable;
@@ -62,7 +64,7 @@ void sc_result_error(sc_result *res, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(res->reason, sizeof res->reason, fmt, ap);
+    sc_redact_vformat(res->reason, sizeof res->reason, fmt, ap);
     va_end(ap);
     res->status = SC_STATUS_ERROR;
 }
@@ -135,7 +137,7 @@ void sc_fact_null(cJSON *obj, const char *key, const char *reason_fmt, ...)
     char reason[512];
     va_list ap;
     va_start(ap, reason_fmt);
-    vsnprintf(reason, sizeof reason, reason_fmt, ap);
+    sc_redact_vformat(reason, sizeof reason, reason_fmt, ap);
     va_end(ap);
     cJSON_DeleteItemFromObject(obj, key);
     cJSON_AddNullToObject(obj, key);

@@ -1,6 +1,7 @@
-/* Locating the user's Python: run the interpreter once (no shell, with a deadline) with a tiny
- * script that reports its version, prefixes, sysconfig build variables and import path, then pick
- * the shared libpython that embedding it needs. Nothing is imported beyond the standard library. */
+/* Locating the user's Python: run the interpreter once per run (no shell, a deadline on every
+ * wait, everything it starts killed afterwards) with a tiny script that reports its version,
+ * prefixes, sysconfig build variables and import path, then pick the shared libpython that
+ * embedding it needs. Nothing is imported beyond the standard library. */
 #include "sc_python.h"
 
 #include <errno.h>
@@ -10,13 +11,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sc_reap.h"
 #include "sc_util.h"
 
 #define LOCATE_TIMEOUT_MS 20000.0
+#define DRAIN_GRACE_MS                                                                             \
+    200.0 /* after it exits: output still in the pipe, not a child holding it                      \
+           */
+#define KILL_WAIT_MS 2000.0
 #define LOCATE_OUTPUT_MAX (1u << 20)
 #define MARKER "SC-PYINFO:"
 
@@ -120,34 +127,48 @@ void sc_python_find_libpython(sc_python_info *info)
            info->ldlibrary[0] ? info->ldlibrary : "?");
 }
 
-/* Reads the child's stdout until EOF or the deadline; returns false on timeout. */
-static bool read_until(int fd, sc_buf *out, double deadline)
+/* Reads what fd has within wait_ms into out (bounded); false at end of file or on an error. */
+static bool read_some(int fd, sc_buf *out, int wait_ms)
 {
     char chunk[4096];
-    for (;;) {
-        double left = deadline - sc_now_ms();
-        if (left <= 0)
-            return false;
-        struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        int n = poll(&pfd, 1, (int)left + 1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return n == 0 ? false : true;
-        ssize_t r = read(fd, chunk, sizeof chunk);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return true;
-        if (out->len < LOCATE_OUTPUT_MAX)
-            sc_buf_append(out, chunk, (size_t)r);
-    }
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    int n = poll(&pfd, 1, wait_ms);
+    if (n <= 0)
+        return n == 0 || errno == EINTR;
+    ssize_t r = read(fd, chunk, sizeof chunk);
+    if (r < 0)
+        return errno == EINTR || errno == EAGAIN;
+    if (r > 0 && out->len < LOCATE_OUTPUT_MAX)
+        sc_buf_append(out, chunk, (size_t)r);
+    return r > 0;
 }
 
-/* The child half: stdout to the pipe, stdin and stderr to /dev/null, then exec (PATH search when
- * python has no slash, as a shell would do, but without one). */
+/* Reads the interpreter's stdout until it exits (then for a short grace only: a child it left
+ * may hold the pipe open forever) or the deadline passes; an interpreter that closed its stdout is
+ * still waited for only until the deadline. True with *status when it exited. */
+static bool read_until_exit(pid_t pid, int fd, sc_buf *out, double deadline, int *status)
+{
+    bool exited = false, eof = false;
+    double stop = deadline;
+    while (!eof && sc_now_ms() < stop) {
+        double left = stop - sc_now_ms();
+        eof = !read_some(fd, out, left < 50 ? (int)left + 1 : 50);
+        if (!exited && waitpid(pid, status, WNOHANG) == pid) {
+            exited = true;
+            if (sc_now_ms() + DRAIN_GRACE_MS < stop)
+                stop = sc_now_ms() + DRAIN_GRACE_MS;
+        }
+    }
+    return exited || sc_reap_wait(pid, status, deadline);
+}
+
+/* The child half: its own process group, killed when the parent dies, stdout to the pipe, stdin
+ * and stderr to /dev/null, then exec (PATH search when python has no slash, as a shell would do,
+ * but without one). */
 static void exec_locate(const char *python, int out_fd)
 {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     int devnull = open("/dev/null", O_RDWR);
     if (devnull >= 0) {
         dup2(devnull, 0);
@@ -159,32 +180,9 @@ static void exec_locate(const char *python, int out_fd)
     _exit(127);
 }
 
-/* Runs the locate script; out receives the interpreter's stdout. */
-static int run_locate(const char *python, sc_buf *out, sc_error *err)
+/* The verdict on the interpreter's wait status. */
+static int locate_status(const char *python, int status, sc_error *err)
 {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) < 0)
-        return sc_error_set(err, -errno, "pipe: %s", strerror(errno));
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        close(fds[0]);
-        close(fds[1]);
-        return sc_error_set(err, -e, "fork: %s", strerror(e));
-    }
-    if (pid == 0)
-        exec_locate(python, fds[1]);
-    close(fds[1]);
-    bool done = read_until(fds[0], out, sc_now_ms() + LOCATE_TIMEOUT_MS);
-    close(fds[0]);
-    if (!done)
-        kill(pid, SIGKILL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (!done)
-        return sc_error_set(err, -ETIMEDOUT, "%s did not answer within %.0f s", python,
-                            LOCATE_TIMEOUT_MS / 1000);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
         return sc_error_set(err, -ENOENT, "cannot run %s (not found or not executable)", python);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -194,11 +192,49 @@ static int run_locate(const char *python, sc_buf *out, sc_error *err)
     return 0;
 }
 
-/* One run asks twice (the libraries and framework layers): the interpreter's answer is kept for
- * the process's lifetime, keyed by the name it was asked by. */
+/* Runs the locate script with a deadline of timeout_ms; out receives the interpreter's stdout.
+ * Whatever it started (in its group or not) is killed before this returns. */
+static int run_locate(const char *python, double timeout_ms, sc_buf *out, sc_error *err)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return sc_error_set(err, -errno, "pipe: %s", strerror(errno));
+    sc_reap_subreaper();
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(fds[0]);
+        close(fds[1]);
+        return sc_error_set(err, -e, "fork: %s", strerror(e));
+    }
+    if (pid == 0)
+        exec_locate(python, fds[1]);
+    setpgid(pid, pid); /* also here, so the group exists before any kill */
+    close(fds[1]);
+    int status = 0;
+    bool exited = read_until_exit(pid, fds[0], out, sc_now_ms() + timeout_ms, &status);
+    close(fds[0]);
+    if (!exited) {
+        kill(-pid, SIGKILL);
+        sc_reap_wait(pid, NULL, sc_now_ms() + KILL_WAIT_MS);
+    }
+    sc_reap_descendants(); /* daemons it started, setsid'd out of its group or not */
+    if (!exited)
+        return sc_error_set(err, -ETIMEDOUT,
+                            "%s did not finish within %.1f s; it and everything it started were "
+                            "killed",
+                            python, timeout_ms / 1000);
+    return locate_status(python, status, err);
+}
+
+/* One run asks up to three times (the libraries, framework and app layers): the interpreter's
+ * answer, a failure included, is kept for the process's lifetime, keyed by the name it was asked
+ * by, so an interpreter that hangs costs one deadline per run, not one per layer. */
 static struct {
     char python[PATH_MAX];
     sc_python_info info;
+    int rc;
+    sc_error err;
     bool valid;
 } cache;
 
@@ -213,19 +249,17 @@ static void apply_subprocess_override(sc_python_info *info)
              "not embedded: STACKCHECK_PYTHON_SUBPROCESS=1");
 }
 
-int sc_python_locate(const char *python, sc_python_info *info, sc_error *err)
+/* Asks the interpreter itself; returns 0 or a negative errno with err filled. */
+static int locate_by_running(const char *python, double timeout_s, sc_python_info *info,
+                             sc_error *err)
 {
-    if (!python || !python[0])
-        python = "python3";
-    if (cache.valid && strcmp(cache.python, python) == 0) {
-        *info = cache.info;
-        apply_subprocess_override(info);
-        return 0;
-    }
+    double timeout_ms = LOCATE_TIMEOUT_MS;
+    if (timeout_s > 0 && timeout_s * 1000.0 < timeout_ms)
+        timeout_ms = timeout_s * 1000.0;
     sc_buf out;
     sc_buf_init(&out);
     memset(info, 0, sizeof *info);
-    int rc = run_locate(python, &out, err);
+    int rc = run_locate(python, timeout_ms, &out, err);
     if (rc == 0 && out.oom)
         rc = sc_error_set(err, -ENOMEM, "out of memory reading %s's report", python);
     if (rc == 0)
@@ -235,11 +269,27 @@ int sc_python_locate(const char *python, sc_python_info *info, sc_error *err)
         return rc;
     sc_python_find_libpython(info);
     snprintf(info->located, sizeof info->located, "ran");
-    if (strlen(python) < sizeof cache.python) {
+    return 0;
+}
+
+int sc_python_locate(const char *python, double timeout_s, sc_python_info *info, sc_error *err)
+{
+    if (!python || !python[0])
+        python = "python3";
+    if (strlen(python) >= sizeof cache.python)
+        return sc_error_set(err, -ENAMETOOLONG, "the interpreter's name is too long");
+    if (!cache.valid || strcmp(cache.python, python) != 0) {
         memcpy(cache.python, python, strlen(python) + 1);
-        cache.info = *info;
+        memset(&cache.err, 0, sizeof cache.err);
+        cache.rc = locate_by_running(python, timeout_s, &cache.info, &cache.err);
         cache.valid = true;
     }
+    if (cache.rc < 0) {
+        if (err)
+            *err = cache.err;
+        return cache.rc;
+    }
+    *info = cache.info;
     apply_subprocess_override(info);
     return 0;
 }

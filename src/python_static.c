@@ -44,7 +44,7 @@ static int find_on_path(const sc_root *root, const char *python, char *out, size
 static int executable_kind(const sc_root *root, const char *path)
 {
     unsigned char head[4] = {0};
-    int fd = sc_root_openat(root, path, O_RDONLY | O_CLOEXEC);
+    int fd = sc_root_open_file(root, path, NULL);
     if (fd < 0)
         return fd;
     ssize_t n = pread(fd, head, sizeof head, 0);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sc_text.h"
 #include "sc_util.h"
 
 #define C_RESET "\033[0m"
@@ -13,21 +14,6 @@
 #define C_YELLOW "\033[33m"
 #define C_DIM "\033[2m"
 #define C_BOLD "\033[1m"
-
-void sc_print_escaped(FILE *out, const char *s, size_t max)
-{
-    for (size_t i = 0; s && s[i] && i < max; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '\n')
-            fputs("\\n", out);
-        else if (c == '\t')
-            fputs("\\t", out);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(out, "\\x%02x", c);
-        else
-            fputc(c, out);
-    }
-}
 
 static const char *get_str(const cJSON *obj, const char *key)
 {
@@ -49,13 +35,13 @@ static const char *status_color(const char *status)
 static void print_status(FILE *out, const char *status, bool color, int width)
 {
     char up[16];
-    snprintf(up, sizeof up, "%s", status ? status : "?");
+    sc_text_copy(up, sizeof up, status ? status : "?");
     for (char *p = up; *p; p++)
         *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
-    if (color)
-        fprintf(out, "%s%-*s%s", status_color(status), width, up, C_RESET);
-    else
-        fprintf(out, "%-*s", width, up);
+    int pad = width - (int)strlen(up);
+    fputs(color ? status_color(status) : "", out);
+    sc_term_print(out, up, sizeof up);
+    fprintf(out, "%*s%s", pad > 0 ? pad : 0, "", color ? C_RESET : "");
 }
 
 /* The finding that best explains a probe's status: first error, else first warning. */
@@ -75,15 +61,11 @@ static const cJSON *main_finding(const cJSON *probe)
 static void print_finding(FILE *out, const cJSON *f, bool color, const char *indent)
 {
     fprintf(out, "%s%s", indent, color ? C_BOLD : "");
-    sc_print_escaped(out, get_str(f, "id"), 200);
-    fprintf(out, "%s: ", color ? C_RESET : "");
-    sc_print_escaped(out, get_str(f, "message"), 2000);
-    fputc('\n', out);
-    if (get_str(f, "hint")) {
-        fprintf(out, "%s  hint: ", indent);
-        sc_print_escaped(out, get_str(f, "hint"), 2000);
-        fputc('\n', out);
-    }
+    sc_term_printf(out, "%.*s", 200, get_str(f, "id"));
+    fputs(color ? C_RESET : "", out);
+    sc_term_printf(out, ": %.*s\n", 2000, get_str(f, "message"));
+    if (get_str(f, "hint"))
+        sc_term_printf(out, "%s  hint: %.*s\n", indent, 2000, get_str(f, "hint"));
 }
 
 /* The architecture-like name of a device fact, whichever vendor's key it has. */
@@ -117,7 +99,7 @@ static void print_devices_summary(FILE *out, const cJSON *p)
         for (e = d; e; e = e->next)
             same += strcmp(device_kind(e), kind) == 0;
         fputc(' ', out);
-        sc_print_escaped(out, kind, 64);
+        sc_term_print(out, kind, 64);
         if (same > 1)
             fprintf(out, " x%d", same);
     }
@@ -129,19 +111,16 @@ static void print_probe(FILE *out, const cJSON *p, bool color, int verbosity)
     print_status(out, get_str(p, "status"), color, 8);
     fputc(' ', out);
     const char *id = get_str(p, "id") ?: "?";
-    sc_print_escaped(out, id, 100);
+    sc_term_print(out, id, 100);
     int pad = 20 - (int)strlen(id);
     fprintf(out, "%*s", pad > 1 ? pad : 1, "");
     const cJSON *f = main_finding(p);
-    if (f && verbosity < 1) {
-        sc_print_escaped(out, get_str(f, "id"), 200);
-        fputs(": ", out);
-        sc_print_escaped(out, get_str(f, "message"), 300);
-    } else if (get_str(p, "reason")) {
-        sc_print_escaped(out, get_str(p, "reason"), 300);
-    } else {
+    if (f && verbosity < 1)
+        sc_term_printf(out, "%.*s: %.*s", 200, get_str(f, "id"), 300, get_str(f, "message"));
+    else if (get_str(p, "reason"))
+        sc_term_print(out, get_str(p, "reason"), 300);
+    else
         print_devices_summary(out, p);
-    }
     const cJSON *ms = cJSON_GetObjectItem(p, "duration_ms");
     if (verbosity > 0 && cJSON_IsNumber(ms))
         fprintf(out, " (%.1f ms)", ms->valuedouble);
@@ -154,23 +133,18 @@ static void print_probe(FILE *out, const cJSON *p, bool color, int verbosity)
 static void print_header(FILE *out, const cJSON *snap)
 {
     const cJSON *host = cJSON_GetObjectItem(snap, "host");
-    fprintf(out, "stackcheck %s", get_str(cJSON_GetObjectItem(snap, "tool"), "version") ?: "?");
+    sc_term_printf(out, "stackcheck %.*s", 100,
+                   get_str(cJSON_GetObjectItem(snap, "tool"), "version") ?: "?");
     const char *os = get_str(cJSON_GetObjectItem(host, "os"), "pretty_name");
-    if (os) {
-        fputs(" | ", out);
-        sc_print_escaped(out, os, 100);
-    }
-    if (get_str(host, "kernel")) {
-        fputs(" | kernel ", out);
-        sc_print_escaped(out, get_str(host, "kernel"), 100);
-    }
+    if (os)
+        sc_term_printf(out, " | %.*s", 100, os);
+    if (get_str(host, "kernel"))
+        sc_term_printf(out, " | kernel %.*s", 100, get_str(host, "kernel"));
     const cJSON *container = cJSON_GetObjectItem(host, "container");
     if (cJSON_IsTrue(cJSON_GetObjectItem(container, "detected")))
-        fprintf(out, " | container %s", get_str(container, "kind") ?: "?");
-    if (get_str(snap, "sysroot")) {
-        fputs(" | sysroot ", out);
-        sc_print_escaped(out, get_str(snap, "sysroot"), 500);
-    }
+        sc_term_printf(out, " | container %.*s", 100, get_str(container, "kind") ?: "?");
+    if (get_str(snap, "sysroot"))
+        sc_term_printf(out, " | sysroot %.*s", 500, get_str(snap, "sysroot"));
     fputs("\n\n", out);
 }
 
@@ -187,22 +161,17 @@ static void print_verdict(FILE *out, const cJSON *snap, bool color)
               out);
         return;
     }
-    fprintf(out, ": the %s layer fails first (%s", get_str(ff, "layer") ?: "?",
-            get_str(ff, "probe") ?: "?");
-    fprintf(out, ", %s)\n", get_str(ff, "status") ?: "?");
-    if (get_str(ff, "finding"))
-        fprintf(out, "  %s: ", get_str(ff, "finding"));
-    else
-        fputs("  ", out);
-    sc_print_escaped(out, get_str(ff, "message") ?: "", 2000);
-    fputc('\n', out);
-    if (get_str(ff, "hint")) {
-        fputs("  hint: ", out);
-        sc_print_escaped(out, get_str(ff, "hint"), 2000);
-        fputc('\n', out);
-    }
-    if (get_str(ff, "finding"))
-        fprintf(out, "  more: stackcheck explain %s\n", get_str(ff, "finding"));
+    sc_term_printf(out, ": the %.*s layer fails first (%.*s, %.*s)\n  ", 100,
+                   get_str(ff, "layer") ?: "?", 100, get_str(ff, "probe") ?: "?", 100,
+                   get_str(ff, "status") ?: "?");
+    const char *finding = get_str(ff, "finding");
+    if (finding)
+        sc_term_printf(out, "%.*s: ", 200, finding);
+    sc_term_printf(out, "%.*s\n", 2000, get_str(ff, "message") ?: "");
+    if (get_str(ff, "hint"))
+        sc_term_printf(out, "  hint: %.*s\n", 2000, get_str(ff, "hint"));
+    if (finding)
+        sc_term_printf(out, "  more: stackcheck explain %.*s\n", 200, finding);
 }
 
 void sc_report_print(FILE *out, const cJSON *snapshot, bool color, int verbosity)
@@ -211,8 +180,11 @@ void sc_report_print(FILE *out, const cJSON *snapshot, bool color, int verbosity
         print_header(out, snapshot);
         const cJSON *layer, *p;
         cJSON_ArrayForEach (layer, cJSON_GetObjectItem(snapshot, "layers")) {
-            fprintf(out, "%s%-10s%s ", color ? C_BOLD : "", get_str(layer, "name") ?: "?",
-                    color ? C_RESET : "");
+            const char *name = get_str(layer, "name") ?: "?";
+            fputs(color ? C_BOLD : "", out);
+            sc_term_print(out, name, 100);
+            int pad = 10 - (int)strlen(name);
+            fprintf(out, "%*s%s ", pad > 0 ? pad : 0, "", color ? C_RESET : "");
             print_status(out, get_str(layer, "status"), color, 0);
             fputc('\n', out);
             cJSON_ArrayForEach (p, cJSON_GetObjectItem(layer, "probes"))

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "sc_isolate.h"
+#include "sc_reap.h"
 #include "sc_redact.h"
+#include "sc_text.h"
 #include "sc_util.h"
 
 typedef struct {
@@ -58,8 +60,8 @@ static void result_from_json(cJSON *json, sc_result *res)
     res->findings = findings;
     res->status = sc_status_parse(status);
     res->not_applicable = cJSON_IsTrue(cJSON_GetObjectItem(json, "not_applicable"));
-    snprintf(res->reason, sizeof res->reason, "%s",
-             cJSON_GetStringValue(cJSON_GetObjectItem(json, "reason")) ?: "");
+    sc_text_copy(res->reason, sizeof res->reason,
+                 cJSON_GetStringValue(cJSON_GetObjectItem(json, "reason")) ?: "");
 }
 
 static void run_isolated(const sc_probe *probe, const sc_ctx *ctx, sc_result *res, double *ms,
@@ -308,6 +310,8 @@ int sc_run_probes(const sc_probe *const *table, const sc_options *opt, const sc_
     if (!layers)
         return 1;
     sc_ctx ctx = {.opt = opt, .root = root, .offline = !root->is_host, .layers = layers};
+    /* Nothing a probe starts can escape to init during the run, and nothing outlives it. */
+    sc_reap_subreaper();
     for (int l = 0; l < SC_LAYER_COUNT; l++) {
         cJSON *layer = cJSON_CreateObject();
         cJSON_AddStringToObject(layer, "name", sc_layer_name((sc_layer)l));
@@ -320,5 +324,6 @@ int sc_run_probes(const sc_probe *const *table, const sc_options *opt, const sc_
         cJSON_ReplaceItemInObject(layer, "status",
                                   cJSON_CreateString(sc_status_name(layer_status(layer))));
     }
+    sc_reap_descendants();
     return add_summary(snapshot, layers);
 }

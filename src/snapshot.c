@@ -1,16 +1,18 @@
-/* The snapshot's header (schema, tool, created, argv, host, env), its atomic writer, and a bounded
- * JSON file reader for the commands that read snapshots back. */
+/* The snapshot's header (schema, tool, created, argv, host, env), the list of files not read, its
+ * writing through the output writer, and a bounded JSON reader for the commands that read
+ * snapshots back. */
 #include "sc_snapshot.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sc_host.h"
+#include "sc_output.h"
 #include "sc_redact.h"
 #include "sc_util.h"
 #include "sc_version.h"
@@ -42,93 +44,96 @@ cJSON *sc_snapshot_new(const sc_options *opt, const sc_root *root)
     return s;
 }
 
-static int write_all_fd(int fd, const char *p, size_t n)
+void sc_snapshot_add_not_read(cJSON *snapshot)
 {
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -errno;
-        p += w;
-        n -= (size_t)w;
+    size_t n;
+    const sc_root_refusal *r = sc_root_refusals(&n);
+    cJSON *list = cJSON_AddArrayToObject(snapshot, "not_read");
+    for (size_t i = 0; list && i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "path", r[i].path);
+        cJSON_AddStringToObject(o, "type", r[i].type);
+        cJSON_AddStringToObject(o, "reason", "not a regular file where one was expected: not read");
+        cJSON_AddItemToArray(list, o);
     }
-    return 0;
 }
 
 int sc_snapshot_write(const cJSON *json, const char *path, sc_error *err)
 {
     char *text = cJSON_Print(json);
-    if (!text)
+    size_t len = text ? strlen(text) : 0;
+    char *with_nl = text ? realloc(text, len + 2) : NULL;
+    if (!with_nl) {
+        free(text);
         return sc_error_set(err, -ENOMEM, "cannot serialise the snapshot");
-    int rc = 0;
-    if (strcmp(path, "-") == 0) {
-        rc = write_all_fd(1, text, strlen(text));
-        if (rc == 0)
-            rc = write_all_fd(1, "\n", 1);
-        free(text);
-        return rc < 0 ? sc_error_set(err, rc, "cannot write to standard output: %s", strerror(-rc))
-                      : 0;
     }
-    char tmp[4096];
-    if (!sc_fmt(tmp, sizeof tmp, "%s.tmp.XXXXXX", path)) {
-        free(text);
-        return sc_error_set(err, -ENAMETOOLONG, "path too long: %s", path);
-    }
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        rc = sc_error_set(err, -errno, "cannot create %s: %s", tmp, strerror(errno));
-        goto out;
-    }
-    fchmod(fd, 0644);
-    rc = write_all_fd(fd, text, strlen(text));
-    if (rc == 0)
-        rc = write_all_fd(fd, "\n", 1);
-    if (rc == 0 && fsync(fd) < 0)
-        rc = -errno;
-    if (close(fd) < 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, path) < 0)
-        rc = -errno;
-    if (rc < 0) {
-        unlink(tmp);
-        sc_error_set(err, rc, "cannot write %s: %s", path, strerror(-rc));
-    }
-out:
-    free(text);
+    with_nl[len] = '\n';
+    int rc = sc_output_write(path, with_nl, len + 1, err);
+    free(with_nl);
     return rc;
+}
+
+/* Opens the file that the O_PATH descriptor pfd (of path) names for reading; a FIFO waits for
+ * its writer, anything else is opened without waiting and then read blocking. */
+static int reopen_input(int pfd, const char *path, bool fifo)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", pfd);
+    int flags = O_RDONLY | O_NOCTTY | O_CLOEXEC | (fifo ? 0 : O_NONBLOCK);
+    int fd = open(proc, flags);
+    if (fd < 0 && errno == ENOENT) /* no /proc */
+        fd = open(path, flags);
+    if (fd < 0)
+        return -errno;
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    return fd;
+}
+
+/* Opens a JSON input the user named. A regular file is read as it is; a pipe, FIFO or character
+ * device (/dev/stdin, <(...)) as a stream, like "-", within the same bound. The path is looked up
+ * without opening it (O_PATH), so a directory or socket is refused before anything waits; a FIFO
+ * is then opened to wait for its writer, as cat(1) does. Returns an fd or -errno. */
+static int open_input(const char *path)
+{
+    if (strcmp(path, "-") == 0) { /* standard input as it is: its flags are not ours */
+        int fd = dup(0);
+        return fd < 0 ? -errno : fd;
+    }
+    int pfd = open(path, O_PATH | O_CLOEXEC);
+    if (pfd < 0)
+        return -errno;
+    struct stat st;
+    int fd = fstat(pfd, &st) < 0   ? -errno
+             : S_ISDIR(st.st_mode) ? -EISDIR
+             : S_ISREG(st.st_mode) || S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)
+                 ? reopen_input(pfd, path, S_ISFIFO(st.st_mode))
+                 : -SC_ENOTREG;
+    close(pfd);
+    return fd;
 }
 
 cJSON *sc_json_read_file(const char *path, size_t max_bytes, sc_error *err)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f) {
-        sc_error_set(err, -errno, "cannot open %s: %s", path, strerror(errno));
+    int fd = open_input(path);
+    if (fd < 0) {
+        sc_error_set(err, fd, "cannot open %s: %s", path, sc_root_strerror(fd));
         return NULL;
     }
-    sc_buf b;
-    sc_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    bool too_big = false;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (b.len + n > max_bytes) {
-            too_big = true;
-            break;
-        }
-        sc_buf_append(&b, chunk, n);
-    }
-    bool read_error = ferror(f);
-    if (f != stdin)
-        fclose(f);
+    char *text = NULL;
+    long n = sc_read_fd(fd, 0, max_bytes + 1, &text);
+    close(fd);
     cJSON *json = NULL;
-    if (too_big)
+    if (n > (long)max_bytes)
         sc_error_set(err, -EFBIG, "%s is larger than %zu bytes", path, max_bytes);
-    else if (read_error || b.oom)
-        sc_error_set(err, -EIO, "cannot read %s", path);
-    else if (!(json = cJSON_ParseWithLength(b.data ? b.data : "", b.len)))
+    else if (n < 0)
+        sc_error_set(err, (int)n, "cannot read %s: %s", path, sc_root_strerror((int)n));
+    else if (!(json = cJSON_ParseWithLength(text, (size_t)n)))
         sc_error_set(err, -EINVAL, "%s is not valid JSON (near byte %td)", path,
-                     b.data && cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - b.data : (ptrdiff_t)0);
-    sc_buf_free(&b);
+                     cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - text : (ptrdiff_t)0);
+    free(text);
     return json;
 }

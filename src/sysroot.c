@@ -154,53 +154,6 @@ int sc_root_openat(const sc_root *root, const char *path, int flags)
     return open_in_root(root, path, flags, true);
 }
 
-long sc_root_read(const sc_root *root, const char *path, char **out, size_t max)
-{
-    *out = NULL;
-    int fd = sc_root_openat(root, path, O_RDONLY);
-    if (fd < 0)
-        return fd;
-    char *buf = malloc(max + 1);
-    size_t len = 0;
-    long rc = 0;
-    while (buf && len < max) {
-        ssize_t n = read(fd, buf + len, max - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            rc = -errno;
-            break;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fd);
-    if (!buf)
-        return -ENOMEM;
-    if (rc < 0) {
-        free(buf);
-        return rc;
-    }
-    buf[len] = '\0';
-    *out = buf;
-    return (long)len;
-}
-
-int sc_root_read_line(const sc_root *root, const char *path, char *buf, size_t size)
-{
-    char *text;
-    long n = sc_root_read(root, path, &text, 4096);
-    if (n < 0)
-        return (int)n;
-    char *nl = strchr(text, '\n');
-    if (nl)
-        *nl = '\0';
-    snprintf(buf, size, "%s", sc_rstrip(text));
-    free(text);
-    return 0;
-}
-
 DIR *sc_root_opendir(const sc_root *root, const char *path)
 {
     int fd = sc_root_openat(root, path, O_RDONLY | O_DIRECTORY);

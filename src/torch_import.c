@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sc_isolate.h"
+#include "sc_redact.h"
 #include "sc_torch.h"
 
 extern const char sc_py_framework_torch[];
@@ -50,9 +51,9 @@ static void retry_in_subprocess(import_job *job, const char *const *argv, cJSON 
     }
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(*result, "import_error");
     char why[1024];
-    snprintf(why, sizeof why, "import torch failed only when embedded (%s: %.800s)",
-             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "type")) ?: "?",
-             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message")) ?: "");
+    sc_redact_format(why, sizeof why, "import torch failed only when embedded (%s: %s)",
+                     cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "type")) ?: "?",
+                     cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message")) ?: "");
     cJSON_AddStringToObject(out, "embed_error", why);
     cJSON_Delete(*result);
     *result = again;
@@ -115,7 +116,7 @@ static void report_outcome(sc_result *res, const sc_python_info *info, const sc_
             "run `python3 -X faulthandler -c 'import torch'` and interrupt it to see the stack",
             "importing torch in %s did not finish within %.0f s", info->executable, timeout);
     } else if (rep->outcome == SC_ISOLATE_ERROR) {
-        sc_result_error(res, "the import child failed: %s; output: %.300s", rep->detail,
+        sc_result_error(res, "the import child failed: %s; output: %s", rep->detail,
                         rep->output_tail);
     }
 }

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "sc_libs.h"
+#include "sc_redact.h"
+#include "sc_text.h"
 #include "sc_torch.h"
 #include "sc_util.h"
 
@@ -79,11 +81,14 @@ void sc_torch_report_not_installed(const sc_ctx *ctx, sc_result *res, const sc_p
                first ? " has torch " : "", first ? sc_json_str(first, "version") : "");
 }
 
-/* First line of s, at most 300 characters, into buf. */
+/* First line of s, redacted before it is cut to at most 300 bytes on a character boundary. */
 static const char *first_line(const char *s, char *buf, size_t size)
 {
-    size_t n = strcspn(s ? s : "", "\n");
-    snprintf(buf, size, "%.*s", (int)(n < 300 ? n : 300), s ? s : "");
+    char *clean = sc_redact_value(s ? s : "");
+    const char *p = clean ? clean : "";
+    size_t n = sc_utf8_prefix(p, strcspn(p, "\n"), size - 1 < 300 ? size - 1 : 300);
+    snprintf(buf, size, "%.*s", (int)n, p);
+    free(clean);
     return buf;
 }
 

@@ -98,7 +98,7 @@ sc_python_info *sc_torch_collect_passive(const sc_ctx *ctx, sc_result *res, bool
     }
     char why[512] = "";
     bool located = static_first && locate_static(ctx, info, why, sizeof why);
-    if (!located && sc_python_locate(ctx->opt->python, info, err) < 0) {
+    if (!located && sc_python_locate(ctx->opt->python, ctx->opt->timeout_s, info, err) < 0) {
         sc_fact_null(res->facts, "python", "%s", err->message);
         free(info);
         return NULL;

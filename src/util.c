@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sc_text.h"
 double sc_now_ms(void)
 {
     struct timespec ts;
@@ -51,6 +52,18 @@ bool sc_ends_with(const char *s, const char *suffix)
     return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
 
+const char *sc_path_dirname(const char *path, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(out, size, ".");
+    else if (slash == path)
+        snprintf(out, size, "/");
+    else
+        snprintf(out, size, "%.*s", (int)(slash - path), path);
+    return slash ? slash + 1 : path;
+}
+
 int sc_parse_u64(const char *s, uint64_t *out)
 {
     while (isspace((unsigned char)*s))
@@ -81,9 +94,7 @@ static void copy_trimmed(const char *start, const char *end, char *buf, size_t s
         start++;
         end--;
     }
-    size_t n = (size_t)(end - start);
-    if (n >= size)
-        n = size - 1;
+    size_t n = sc_utf8_prefix(start, (size_t)(end - start), size - 1);
     memcpy(buf, start, n);
     buf[n] = '\0';
 }

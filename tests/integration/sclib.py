@@ -1,6 +1,7 @@
 """Shared helpers for the integration tests: run the built binary, read its snapshot, validate it
 against docs/snapshot.schema.json, make temporary fixture roots, and run as an unprivileged user."""
 import atexit
+import glob
 import json
 import os
 import shutil
@@ -16,6 +17,15 @@ BUILD_DIR = os.environ.get("SC_BUILD_DIR", os.path.join(SOURCE_DIR, "build"))
 STUB_DIR = os.environ.get("SC_STUB_DIR", os.path.join(BUILD_DIR, "tests", "stubs"))
 FIXTURES = os.path.join(SOURCE_DIR, "tests", "fixtures")
 SANITIZED = os.environ.get("SC_SANITIZE", "0") in ("1", "ON", "TRUE", "true")
+DEBIAN_PYTHON = "/usr/bin/python3"
+PYENV = os.path.join(os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv")), "versions")
+
+
+def quick_python():
+    """An interpreter without torch when there is one (the framework layer is then quick), else
+    Debian's."""
+    found = sorted(glob.glob(os.path.join(PYENV, "3.11.*", "bin", "python3")))
+    return found[-1] if found else DEBIAN_PYTHON
 
 
 class Run:

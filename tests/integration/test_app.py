@@ -3,7 +3,6 @@ crash, hang, flood their output, close it early or leave a child behind; --app-s
 fail, crash or hang in a named stage, leak memory across repetitions, or produce NaN at a known
 module of a small torch model; and the staged torch smoke test of examples/. The driver layer fails
 on a machine without an accelerator, so every run uses --keep-going."""
-import glob
 import json
 import os
 import random
@@ -14,15 +13,8 @@ import unittest
 
 import sclib
 
-DEBIAN_PYTHON = "/usr/bin/python3"
-PYENV = os.path.join(os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv")), "versions")
-
-
-def quick_python():
-    """An interpreter without torch when there is one (the framework layer is then quick), else
-    Debian's."""
-    found = sorted(glob.glob(os.path.join(PYENV, "3.11.*", "bin", "python3")))
-    return found[-1] if found else DEBIAN_PYTHON
+DEBIAN_PYTHON = sclib.DEBIAN_PYTHON
+quick_python = sclib.quick_python
 
 
 def has_torch():

@@ -1,7 +1,9 @@
 /* A stand-in HIP runtime (libamdhip64 + hiprtc) for the runtime.hip tests. SC_HIPSTUB_MODE picks
  * its behaviour: ok (two devices, host memory behind allocations, a "compiler" and a launch that
  * computes x*2 on the host), nodevice, crash-init, hang-enum, garbage, garbage-count,
- * insufficient-driver, oom, nobinary, wrongresult, compile-fail, launch-fail. */
+ * insufficient-driver, oom, nobinary, wrongresult, compile-fail, launch-fail.
+ * SC_HIPSTUB_DAEMON=FILE makes loading it leave daemons behind (see start_daemons). */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +16,50 @@
 #define CODE_MAGIC "SCSTUB-CODE-OBJECT "
 
 static int current_device;
+
+/* A daemon's life: its pid appended to file, a byte on ready, then sleep (ten minutes at most,
+ * should it outlive a failed test). */
+static void daemon_main(const char *file, int ready)
+{
+    int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        dprintf(fd, "%d\n", (int)getpid());
+        close(fd);
+    }
+    if (write(ready, "", 1) != 1)
+        _exit(1);
+    for (int i = 0; i < 600; i++)
+        sleep(1);
+    _exit(0);
+}
+
+/* SC_HIPSTUB_DAEMON=FILE: loading the library starts helpers the way some runtimes do, and they
+ * escape the loader's process group: one setsid()s and stays the loader's child, another setsid()s
+ * in a child that exits at once (the classic double fork), so it is orphaned. Both keep the
+ * loader's descriptors (its output pipes) open. The constructor returns once both have recorded
+ * their pids. */
+__attribute__((constructor)) static void start_daemons(void)
+{
+    const char *file = getenv("SC_HIPSTUB_DAEMON");
+    int ready[2];
+    char byte;
+    if (!file || !file[0] || pipe(ready) < 0)
+        return;
+    if (fork() == 0) {
+        setsid();
+        daemon_main(file, ready[1]);
+    }
+    if (fork() == 0) {
+        setsid();
+        if (fork() == 0)
+            daemon_main(file, ready[1]);
+        _exit(0);
+    }
+    close(ready[1]);
+    for (int i = 0; i < 2 && read(ready[0], &byte, 1) == 1; i++)
+        ;
+    close(ready[0]);
+}
 
 static int mode_is(const char *m)
 {

@@ -58,6 +58,20 @@ static void test_buf(void **state)
     sc_buf_free(&b);
 }
 
+static void test_path_dirname(void **state)
+{
+    (void)state;
+    char dir[64];
+    assert_string_equal(sc_path_dirname("a/b/c.json", dir, sizeof dir), "c.json");
+    assert_string_equal(dir, "a/b");
+    assert_string_equal(sc_path_dirname("c.json", dir, sizeof dir), "c.json");
+    assert_string_equal(dir, ".");
+    assert_string_equal(sc_path_dirname("/c.json", dir, sizeof dir), "c.json");
+    assert_string_equal(dir, "/");
+    assert_string_equal(sc_path_dirname("/tmp/d/", dir, sizeof dir), "");
+    assert_string_equal(dir, "/tmp/d");
+}
+
 static void expect_root(const char *path, sc_root_kind kind, const char *root)
 {
     sc_install_root r;
@@ -176,6 +190,7 @@ int main(void)
         cmocka_unit_test(test_parse_u64),
         cmocka_unit_test(test_kv_lookup),
         cmocka_unit_test(test_buf),
+        cmocka_unit_test(test_path_dirname),
         cmocka_unit_test(test_install_roots),
         cmocka_unit_test(test_findings_catalogue),
         cmocka_unit_test(test_status_names),

@@ -170,7 +170,7 @@ static cJSON *run_child(void *arg)
     run_job *job = arg;
     sc_python_info info;
     sc_error err = {0};
-    if (sc_python_locate(job->python, &info, &err) < 0)
+    if (sc_python_locate(job->python, 0, &info, &err) < 0)
         return NULL;
     if (job->subprocess)
         info.libpython[0] = '\0';
@@ -227,7 +227,7 @@ static cJSON *fallback_child(void *arg)
     sc_python_info info;
     sc_error err = {0};
     char dir[4096];
-    if (sc_python_locate("/usr/bin/python3", &info, &err) < 0 ||
+    if (sc_python_locate("/usr/bin/python3", 0, &info, &err) < 0 ||
         sc_python_workdir(dir, sizeof dir, &err) < 0)
         return NULL;
     snprintf(info.libpython, sizeof info.libpython, "%s", "libz.so.1");
@@ -273,7 +273,7 @@ static void test_locate_missing(void **state)
     (void)state;
     sc_python_info info;
     sc_error err = {0};
-    assert_int_equal(sc_python_locate("/nonexistent/python3", &info, &err), -ENOENT);
+    assert_int_equal(sc_python_locate("/nonexistent/python3", 0, &info, &err), -ENOENT);
     assert_non_null(strstr(err.message, "/nonexistent/python3"));
 }
 
