@@ -126,6 +126,19 @@ def validate_snapshot(testcase, snapshot):
         testcase.fail("snapshot does not validate: %s at %s" % (e.message, list(e.absolute_path)))
 
 
+def source_files(*patterns):
+    """The project's source files matching patterns (e.g. "*.c") under src/ (every depth) and
+    probes/; never empty, so a test that reads the sources cannot pass by reading nothing."""
+    import glob
+    paths = []
+    for pattern in patterns:
+        paths += glob.glob(os.path.join(SOURCE_DIR, "src", "**", pattern), recursive=True)
+        paths += glob.glob(os.path.join(SOURCE_DIR, "probes", pattern))
+    if not paths:
+        raise AssertionError("no source files match %s" % (patterns,))
+    return sorted(paths)
+
+
 def fixture(name):
     """Path of a committed fixture root under tests/fixtures."""
     return os.path.join(FIXTURES, name)

@@ -1,7 +1,6 @@
 """The command line as a user and a CI job meet it: help, version, exit codes, sub-commands, the
 snapshot on standard output, JUnit, colour only on a terminal, redaction of planted secrets, schema
 validation, and the findings catalogue kept in step with the code."""
-import glob
 import os
 import pty
 import re
@@ -142,9 +141,7 @@ class FindingsCatalogue(unittest.TestCase):
 
     def emitted(self, prefixes):
         ids = set()
-        sources = glob.glob(os.path.join(sclib.SOURCE_DIR, "src", "*.c")) + \
-            glob.glob(os.path.join(sclib.SOURCE_DIR, "probes", "*.c")) + \
-            glob.glob(os.path.join(sclib.SOURCE_DIR, "probes", "*.py"))
+        sources = sclib.source_files("*.c", "*.py")
         literal = re.compile(r"[\"']((?:%s)\.[a-z0-9]+(?:-[a-z0-9]+)*)[\"']" % "|".join(prefixes))
         for path in sources:
             with open(path, errors="replace") as f:

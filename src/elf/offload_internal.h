@@ -1,6 +1,6 @@
 /* The decompression the offload readers share: one zlib or zstd stream inflated step by step, only
  * as far as the reader asks, with its contexts and buffer kept for the next bundle of the file.
- * Private to src/offload*.c; the API is sc_offload.h. */
+ * Private to src/elf/offload*.c; the API is sc_offload.h. */
 #ifndef SC_OFFLOAD_INTERNAL_H
 #define SC_OFFLOAD_INTERNAL_H
 

@@ -1,12 +1,13 @@
 /* String forms of the shared enums, one spelling for the snapshot, the report and the docs. */
 #include "sc_types.h"
 
+#include "sc_backend.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char *const layer_names[] = {"driver", "runtime", "libraries", "framework", "app"};
-static const char *const backend_names[] = {"none", "amd", "nvidia", "ascend"};
 static const char *const status_names[] = {"pass",  "skip",    "warn", "fail",
                                            "error", "timeout", "crash"};
 static const char *const severity_names[] = {"info", "warn", "error"};
@@ -18,7 +19,10 @@ const char *sc_layer_name(sc_layer layer)
 
 const char *sc_backend_name(sc_backend backend)
 {
-    return (backend >= 0 && backend <= SC_BACKEND_ASCEND) ? backend_names[backend] : "?";
+    if (backend == SC_BACKEND_NONE)
+        return "none";
+    const sc_backend_desc *desc = sc_backend_get(backend);
+    return desc ? desc->name : "?";
 }
 
 const char *sc_status_name(sc_status status)

@@ -1,6 +1,6 @@
 /* The loader search's state, shared by the lookups of one analysis: directories (what each holds,
  * learnt once), the parsed and deduplicated search lists, and the budgets. Private to
- * src/ldresolve.c and src/ldsearch.c; the API is sc_ldresolve.h. */
+ * src/elf/ldresolve.c and src/elf/ldsearch.c; the API is sc_ldresolve.h. */
 #ifndef SC_LDSEARCH_INTERNAL_H
 #define SC_LDSEARCH_INTERNAL_H
 

@@ -1,0 +1,185 @@
+/* The backend table: AMD GPUs and Hygon DCUs (HIP, ROCm, DTK), NVIDIA (CUDA), Huawei Ascend (CANN,
+ * ACL). Every vendor fact the rest of the code needs is here, once; the public sources of the
+ * values are named in docs/adding-a-backend.md. */
+#include "sc_backend.h"
+
+#include <string.h>
+
+#define LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* ROCm and DTK roots both carry .info/version; a DTK also ships Hygon's runtime or its own env
+ * script names it, which tells the two apart (see sc_roots). */
+static const sc_root_marker amd_roots[] = {
+    {"dtk", LIST(".info/version"),
+     LIST("hip/lib/libgalaxyhip.so.5", "lib/libgalaxyhip.so.5", ".hyhal"), LIST(".info/version")},
+    {"rocm", LIST(".info/version"), LIST("bin/hipcc", "lib/libamdhip64.so", "share/hip/version"),
+     LIST(".info/version", "share/hip/version")},
+    {"rocm", LIST("bin/hipcc", "share/hip/version"), NULL, LIST("share/hip/version")},
+    {"hyhal", LIST("bin/hy-smi"), NULL, NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const sc_backend_desc amd = {
+    .id = SC_BACKEND_AMD,
+    .name = "amd",
+    .label = "AMD GPU / Hygon DCU",
+    .vendors = (const sc_backend_vendor[]){{0x1002, "amd"}, {0x1d94, "hygon"}, {0, NULL}},
+    .pci_classes = (const unsigned[]){0x03, 0x12, 0x0b40, 0},
+    .kernel_modules = LIST("amdgpu", "hydcu", "hycu"),
+    .kmsg_drivers = LIST("amdgpu", "kfd", "hydcu", "hycu"),
+    .device_nodes = LIST("/dev/kfd", "/dev/dri/renderD*"),
+    .env_prefixes = LIST("HIP_", "HSA_", "ROCR_", "ROCM_", "MIOPEN_", "RCCL_", "AMD_", "DTK_",
+                         "HYDCU_", "GPU_"),
+    .env_names = LIST("ROCM_PATH", "HIP_PATH"),
+    .visibility_vars = LIST("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
+                            "GPU_DEVICE_ORDINAL"),
+    .runtime_libraries =
+        LIST("libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5",
+             "libamdhip64.so.4", "libgalaxyhip.so.5", "libgalaxyhip.so"),
+    .stack_libraries =
+        LIST("libamdhip64", "libgalaxyhip", "libhiprtc", "libhsa-runtime64", "libhipblas",
+             "libhipblaslt", "librocblas", "libMIOpen", "librccl", "libhipsparse", "librocsparse",
+             "librocrand", "libhiprand", "libhipfft", "librocfft", "librocsolver", "libhipsolver",
+             "libroctracer64", "librocm_smi64", "libamd_comgr", "libhydmi", "librocprofiler64"),
+    .root_markers = amd_roots,
+    .root_prefixes = LIST("/opt/dtk", "/opt/rocm", "/opt/hyhal"),
+    .arch_facts = LIST("gfx_target", "arch", "name"),
+    .gpu_code = "amdgcn",
+    .torch_build = "hip",
+    .finding_prefixes = LIST("amd", "hip"),
+    .driver_probe = "driver.amd",
+    .runtime_probe = "runtime.hip",
+    .collective_library = "librccl",
+};
+
+static const sc_root_marker nvidia_roots[] = {
+    {"cuda", LIST("bin/nvcc"), LIST("version.json", "version.txt"),
+     LIST("version.json", "version.txt")},
+    {"cuda", LIST("version.json"), LIST("lib64/libcudart.so", "targets"), LIST("version.json")},
+    {"cuda", LIST("version.txt"), LIST("lib64/libcudart.so", "targets"), LIST("version.txt")},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const sc_backend_desc nvidia = {
+    .id = SC_BACKEND_NVIDIA,
+    .name = "nvidia",
+    .label = "NVIDIA GPU",
+    .vendors = (const sc_backend_vendor[]){{0x10de, "nvidia"}, {0, NULL}},
+    .pci_classes = (const unsigned[]){0x03, 0x12, 0},
+    .kernel_modules = LIST("nvidia", "nvidia_uvm", "nvidia_modeset", "nvidia_drm"),
+    .kmsg_drivers = LIST("NVRM", "nvidia", "nvidia-modeset", "nvidia-uvm", "nvidia-nvlink"),
+    .device_nodes = LIST("/dev/nvidiactl", "/dev/nvidia*", "/dev/nvidia-uvm"),
+    .env_prefixes = LIST("CUDA_", "NVIDIA_", "NCCL_", "CUDNN_", "NV_"),
+    .env_names = LIST("CUDA_HOME", "CUDA_PATH"),
+    .visibility_vars = LIST("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"),
+    .runtime_libraries = LIST("libcuda.so.1"),
+    .stack_libraries =
+        LIST("libcuda", "libcudart", "libcublas", "libcublasLt", "libcudnn", "libnccl", "libnvrtc",
+             "libcufft", "libcurand", "libcusparse", "libcusolver", "libnvidia-ml", "libnvJitLink",
+             "libnvToolsExt", "libcupti"),
+    .root_markers = nvidia_roots,
+    .root_prefixes = LIST("/usr/local/cuda", "/opt/nvidia"),
+    .arch_facts = LIST("compute_capability", "arch", "model", "name"),
+    .gpu_code = "sm",
+    .torch_build = "cuda",
+    .finding_prefixes = LIST("nvidia", "cuda"),
+    .driver_probe = "driver.nvidia",
+    .runtime_probe = "runtime.cuda",
+    .collective_library = "libnccl",
+};
+
+static const sc_root_marker ascend_roots[] = {
+    {"cann", LIST("ascend_toolkit_install.info"), NULL, LIST("ascend_toolkit_install.info")},
+    {"cann", LIST("version.cfg"), LIST("runtime", "compiler", "lib64"), LIST("version.cfg")},
+    {"cann", LIST("runtime/version.info"), NULL, LIST("runtime/version.info")},
+    {"ascend-driver", LIST("version.info", "lib64"), NULL, LIST("version.info")},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const sc_backend_desc ascend = {
+    .id = SC_BACKEND_ASCEND,
+    .name = "ascend",
+    .label = "Huawei Ascend NPU",
+    .vendors = (const sc_backend_vendor[]){{0x19e5, "huawei"}, {0, NULL}},
+    .pci_classes = (const unsigned[]){0x12, 0},
+    .kernel_modules =
+        LIST("drv_davinci_intf_host", "drv_devdrv_host", "drv_devmm_host", "drv_hdc_host",
+             "drv_pcie_host", "drv_davinci_intf", "drv_devdrv", "drv_devmm", "drv_hdc"),
+    .kmsg_drivers = LIST("davinci", "ascend", "devdrv", "devmm", "hdcdrv", "hisi_hdc"),
+    .device_nodes =
+        LIST("/dev/davinci*", "/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc"),
+    .env_prefixes = LIST("ASCEND_", "CANN_", "ACL_", "HCCL_", "NPU_"),
+    .env_names = NULL,
+    .visibility_vars = LIST("ASCEND_RT_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES"),
+    .runtime_libraries = LIST("libascendcl.so"),
+    .stack_libraries =
+        LIST("libascendcl", "libhccl", "libge_runner", "libruntime", "libacl_op_compiler",
+             "libopapi", "libgraph", "libregister", "libascend_hal", "libtorch_npu"),
+    .root_markers = ascend_roots,
+    .root_prefixes = LIST("/usr/local/Ascend"),
+    .arch_facts = LIST("soc_name", "arch", "model", "name"),
+    .gpu_code = NULL,
+    .torch_build = NULL,
+    .finding_prefixes = LIST("ascend", "acl"),
+    .driver_probe = "driver.ascend",
+    .runtime_probe = "runtime.acl",
+    .collective_library = "libhccl",
+};
+
+const sc_backend_desc *const sc_backends[] = {&amd, &nvidia, &ascend, NULL};
+
+const sc_backend_desc *sc_backend_get(sc_backend id)
+{
+    for (const sc_backend_desc *const *b = sc_backends; *b; b++)
+        if ((*b)->id == id)
+            return *b;
+    return NULL;
+}
+
+const sc_backend_desc *sc_backend_by_name(const char *name)
+{
+    for (const sc_backend_desc *const *b = sc_backends; name && *b; b++)
+        if (strcmp((*b)->name, name) == 0)
+            return *b;
+    return NULL;
+}
+
+const sc_backend_desc *sc_backend_by_pci_vendor(unsigned vendor, const char **vendor_name)
+{
+    for (const sc_backend_desc *const *b = sc_backends; *b; b++)
+        for (const sc_backend_vendor *v = (*b)->vendors; v->id; v++)
+            if (v->id == vendor) {
+                if (vendor_name)
+                    *vendor_name = v->name;
+                return *b;
+            }
+    return NULL;
+}
+
+const sc_backend_desc *sc_backend_by_finding(const char *finding_id)
+{
+    const char *dot = finding_id ? strchr(finding_id, '.') : NULL;
+    for (const sc_backend_desc *const *b = sc_backends; dot && *b; b++)
+        for (const char *const *p = (*b)->finding_prefixes; p && *p; p++)
+            if (strlen(*p) == (size_t)(dot - finding_id) &&
+                strncmp(*p, finding_id, (size_t)(dot - finding_id)) == 0)
+                return *b;
+    return NULL;
+}
+
+bool sc_backend_class_matches(const sc_backend_desc *desc, unsigned class_code)
+{
+    unsigned base = (class_code >> 16) & 0xff, base_sub = (class_code >> 8) & 0xffff;
+    for (const unsigned *c = desc->pci_classes; c && *c; c++)
+        if (*c <= 0xff ? *c == base : *c == base_sub)
+            return true;
+    return false;
+}
+
+bool sc_backend_list_has(const char *const *list, const char *s)
+{
+    for (; list && s && *list; list++)
+        if (strcmp(*list, s) == 0)
+            return true;
+    return false;
+}
