@@ -41,6 +41,11 @@ typedef struct sc_probe {
      * in the parent so the passive facts survive. run itself does its full job, inventory included.
      */
     void (*inventory)(const sc_ctx *ctx, sc_result *res);
+    /* Optional, for an isolated probe: runs in the parent just before the child is forked, to
+     * compute what the whole run shares and the child then inherits (the Python interpreter,
+     * located once per run), so that it is not computed again in every child. Never loads a
+     * vendor library. */
+    void (*prepare)(const sc_ctx *ctx);
 } sc_probe;
 
 /* The ordered probe table (probes/probes.c), NULL-terminated. */

@@ -52,6 +52,8 @@ const char *sc_root_strerror(int code);
 /* The reads refused so far in this process, in order; *count gets how many (at most
  * SC_ROOT_REFUSED_MAX). */
 const sc_root_refusal *sc_root_refusals(size_t *count);
+/* Records a refusal another process reported (an isolated child's; type as sc_root_refusal's). */
+void sc_root_refusal_note(const char *path, const char *type);
 /* Forgets the refusals (for tests). */
 void sc_root_refusals_clear(void);
 /* Reads fd to its end, at most max bytes, into *out (malloc'd, NUL-terminated), the buffer sized

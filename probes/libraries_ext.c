@@ -83,6 +83,8 @@ const sc_probe sc_probe_libraries_ext = {
     .id = "libraries.ext",
     .layer = SC_LAYER_LIBRARIES,
     .backend = SC_BACKEND_NONE,
+    .isolated = true,
+    .timeout_s = SC_LIBS_TIMEOUT_S,
     .summary =
         "user extensions (--ext): dependencies, ABI, install roots, GPU code for the devices",
     .run = run,

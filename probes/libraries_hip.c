@@ -40,6 +40,8 @@ const sc_probe sc_probe_libraries_hip = {
     .id = "libraries.hip",
     .layer = SC_LAYER_LIBRARIES,
     .backend = SC_BACKEND_AMD,
+    .isolated = true,
+    .timeout_s = SC_LIBS_TIMEOUT_S,
     .summary = "the HIP runtime library's dependencies, symbol versions and install roots",
     .run = run,
 };

@@ -17,6 +17,7 @@
 
 #include "sc_reap.h"
 #include "sc_redact.h"
+#include "sc_sysroot.h"
 #include "sc_util.h"
 
 #define RESULT_MAX (64u << 20) /* a result larger than this is an error, not a memory blow-up */
@@ -45,6 +46,36 @@ static void write_all(int fd, const char *p, size_t n)
     }
 }
 
+/* The reads a child refused (a FIFO, socket or device where a file was expected) are the run's:
+ * they travel with its result under this key and are recorded again in the parent, so the
+ * snapshot's not_read names them whichever process met them. */
+#define REFUSALS_KEY "sc_not_read"
+
+static void attach_refusals(cJSON *result)
+{
+    size_t n;
+    const sc_root_refusal *r = sc_root_refusals(&n);
+    cJSON *list = n && cJSON_IsObject(result) ? cJSON_AddArrayToObject(result, REFUSALS_KEY) : NULL;
+    for (size_t i = 0; list && i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "path", r[i].path);
+        cJSON_AddStringToObject(o, "type", r[i].type);
+        cJSON_AddItemToArray(list, o);
+    }
+}
+
+static void take_refusals(cJSON *result)
+{
+    cJSON *list = cJSON_IsObject(result) ? cJSON_DetachItemFromObject(result, REFUSALS_KEY) : NULL;
+    const cJSON *o;
+    cJSON_ArrayForEach (o, list) {
+        const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(o, "path"));
+        if (path)
+            sc_root_refusal_note(path, cJSON_GetStringValue(cJSON_GetObjectItem(o, "type")));
+    }
+    cJSON_Delete(list);
+}
+
 static void child_main(sc_isolated_fn fn, void *arg, int result_fd, int output_fd, pid_t parent)
 {
     static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGPIPE};
@@ -64,6 +95,7 @@ static void child_main(sc_isolated_fn fn, void *arg, int result_fd, int output_f
     dup2(output_fd, 2);
     close(output_fd);
     cJSON *result = fn(arg);
+    attach_refusals(result);
     char *text = result ? cJSON_PrintUnformatted(result) : NULL;
     sc_reap_descendants();
     fflush(stdout);
@@ -160,6 +192,7 @@ static void finish(sc_isolate_report *rep, reader *r, int wstatus)
     }
     rep->result = r->result.data ? cJSON_ParseWithLength(r->result.data, r->result.len) : NULL;
     if (rep->result) {
+        take_refusals(rep->result);
         rep->outcome = SC_ISOLATE_OK;
         return;
     }

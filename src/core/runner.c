@@ -97,7 +97,12 @@ sc_status sc_run_one(const sc_probe *probe, const sc_ctx *ctx, sc_result *res, d
 {
     output_tail[0] = '\0';
     if (probe->isolated) {
+        double start = sc_now_ms();
+        if (probe->prepare)
+            probe->prepare(ctx);
+        double prepared_ms = sc_now_ms() - start;
         run_isolated(probe, ctx, res, duration_ms, output_tail, tail_size);
+        *duration_ms += prepared_ms;
     } else {
         double start = sc_now_ms();
         probe->run(ctx, res);

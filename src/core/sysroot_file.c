@@ -29,7 +29,7 @@ static const char *special_type(mode_t mode)
     return S_ISBLK(mode) ? "block device" : "special file";
 }
 
-static void refusal_add(const char *path, mode_t mode)
+static void refusal_add_type(const char *path, const char *type)
 {
     for (size_t i = 0; i < refused_count; i++)
         if (strcmp(refused[i].path, path) == 0)
@@ -37,7 +37,22 @@ static void refusal_add(const char *path, mode_t mode)
     if (refused_count == SC_ROOT_REFUSED_MAX)
         return;
     snprintf(refused[refused_count].path, sizeof refused[0].path, "%s", path);
-    refused[refused_count++].type = special_type(mode);
+    refused[refused_count++].type = type;
+}
+
+static void refusal_add(const char *path, mode_t mode)
+{
+    refusal_add_type(path, special_type(mode));
+}
+
+void sc_root_refusal_note(const char *path, const char *type)
+{
+    static const char *const types[] = {"FIFO", "socket", "character device", "block device"};
+    const char *known = "special file";
+    for (size_t i = 0; type && i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(type, types[i]) == 0)
+            known = types[i];
+    refusal_add_type(path, known);
 }
 
 const sc_root_refusal *sc_root_refusals(size_t *count)

@@ -72,25 +72,6 @@ void sc_diff_each_probe(const cJSON *snapshot, void (*fn)(const cJSON *probe, vo
     }
 }
 
-typedef struct {
-    const char *id;
-    const cJSON *found;
-} probe_search;
-
-static void keep_first_with_id(const cJSON *probe, void *arg)
-{
-    probe_search *search = arg;
-    if (!search->found && strcmp(cJSON_GetStringValue(sc_diff_get(probe, "id")), search->id) == 0)
-        search->found = probe;
-}
-
-const cJSON *sc_diff_probe(const cJSON *snapshot, const char *id)
-{
-    probe_search search = {id, NULL};
-    sc_diff_each_probe(snapshot, keep_first_with_id, &search);
-    return search.found;
-}
-
 void sc_diff_change(sc_diff_acc *acc, const char *area, const char *what, const cJSON *a,
                     const cJSON *b, bool matters)
 {
@@ -116,7 +97,7 @@ static bool same_json(const cJSON *a, const cJSON *b)
 
 typedef struct {
     sc_diff_acc *acc;
-    const cJSON *other;
+    sc_diff_side *mine, *other;
     bool a_side;
 } status_job;
 
@@ -124,10 +105,10 @@ static void status_of_probe(const cJSON *probe, void *arg)
 {
     status_job *job = arg;
     const char *id = cJSON_GetStringValue(sc_diff_get(probe, "id"));
-    const cJSON *other = sc_diff_probe(job->other, id);
+    const cJSON *other = sc_diff_side_probe(job->other, id);
     const cJSON *mine = sc_diff_get(probe, "status");
-    if (other && !job->a_side)
-        return; /* compared from the a side already */
+    if ((other && !job->a_side) || !sc_diff_side_first(job->mine, probe))
+        return; /* compared from the a side already, or a repeated id */
     const cJSON *theirs = other ? sc_diff_get(other, "status") : NULL;
     if (other && same_json(mine, theirs))
         return;
@@ -137,9 +118,10 @@ static void status_of_probe(const cJSON *probe, void *arg)
                    job->a_side ? theirs : mine, true);
 }
 
-static void diff_statuses(sc_diff_acc *acc, const cJSON *a, const cJSON *b)
+static void diff_statuses(sc_diff_acc *acc)
 {
-    status_job ja = {acc, b, true}, jb = {acc, a, false};
+    const cJSON *a = acc->a->snapshot, *b = acc->b->snapshot;
+    status_job ja = {acc, acc->a, acc->b, true}, jb = {acc, acc->b, acc->a, false};
     sc_diff_each_probe(a, status_of_probe, &ja);
     sc_diff_each_probe(b, status_of_probe, &jb);
     const cJSON *sa = sc_diff_path(a, "summary.status"), *sb = sc_diff_path(b, "summary.status");
@@ -149,31 +131,19 @@ static void diff_statuses(sc_diff_acc *acc, const cJSON *a, const cJSON *b)
 
 typedef struct {
     cJSON *list;
-    const cJSON *other;
+    sc_diff_side *mine, *other;
 } finding_job;
-
-/* True when probe (id) of snapshot has a finding with this id. */
-static bool has_finding(const cJSON *snap, const char *probe_id, const char *finding_id)
-{
-    const cJSON *f;
-    cJSON_ArrayForEach (f, sc_diff_get(sc_diff_probe(snap, probe_id), "findings")) {
-        const char *id = cJSON_GetStringValue(sc_diff_get(f, "id"));
-        if (id && strcmp(id, finding_id) == 0)
-            return true;
-    }
-    return false;
-}
 
 static void findings_missing_in_other(const cJSON *probe, void *arg)
 {
     finding_job *job = arg;
     const char *pid = cJSON_GetStringValue(sc_diff_get(probe, "id"));
     const cJSON *findings = sc_diff_get(probe, "findings"), *f;
-    if (!cJSON_IsArray(findings))
+    if (!cJSON_IsArray(findings) || !sc_diff_side_first(job->mine, probe))
         return;
     cJSON_ArrayForEach (f, findings) {
         const char *id = cJSON_GetStringValue(sc_diff_get(f, "id"));
-        if (!id || has_finding(job->other, pid, id))
+        if (!id || sc_diff_index_find(&job->other->findings, pid, id))
             continue;
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "probe", pid);
@@ -186,16 +156,16 @@ static void findings_missing_in_other(const cJSON *probe, void *arg)
     }
 }
 
-static cJSON *diff_findings(sc_diff_acc *acc, const cJSON *a, const cJSON *b)
+static cJSON *diff_findings(sc_diff_acc *acc)
 {
     cJSON *out = cJSON_CreateObject();
     cJSON *added = cJSON_AddArrayToObject(out, "added");
     cJSON *resolved = cJSON_AddArrayToObject(out, "resolved");
-    finding_job jb = {added, a}, ja = {resolved, b};
+    finding_job jb = {added, acc->b, acc->a}, ja = {resolved, acc->a, acc->b};
     if (!added || !resolved)
         return out;
-    sc_diff_each_probe(b, findings_missing_in_other, &jb);
-    sc_diff_each_probe(a, findings_missing_in_other, &ja);
+    sc_diff_each_probe(acc->b->snapshot, findings_missing_in_other, &jb);
+    sc_diff_each_probe(acc->a->snapshot, findings_missing_in_other, &ja);
     acc->matters += cJSON_GetArraySize(added) + cJSON_GetArraySize(resolved);
     return out;
 }
@@ -216,64 +186,90 @@ static void add_timing(cJSON *list, const char *probe, const char *what, double 
     cJSON_AddItemToArray(list, t);
 }
 
+typedef struct {
+    cJSON *list;
+    sc_diff_side *a, *b;
+    bool *oom;
+} timing_job;
+
 /* Every number under a key ending in "_ms" (objects only, a few levels deep) in both facts. */
-static void walk_timings(cJSON *list, const char *probe, const cJSON *a, const cJSON *b,
+static void walk_timings(timing_job *job, const char *probe, const cJSON *a, const cJSON *b,
                          const char *prefix, int depth)
 {
     const cJSON *item;
+    sc_diff_index in_a, in_b;
+    sc_diff_index_init(&in_a, job->oom);
+    sc_diff_index_init(&in_b, job->oom);
+    sc_diff_index_members(&in_a, depth > WALK_DEPTH ? NULL : a);
+    sc_diff_index_members(&in_b, depth > WALK_DEPTH ? NULL : b);
     cJSON_ArrayForEach (item, a) {
-        if (!item->string || depth > WALK_DEPTH)
+        if (!item->string || depth > WALK_DEPTH ||
+            sc_diff_index_find(&in_a, item->string, NULL) != item)
             continue;
-        const cJSON *other = sc_diff_get(b, item->string);
+        const cJSON *other = sc_diff_index_find(&in_b, item->string, NULL);
         char path[256];
         snprintf(path, sizeof path, "%s%s%.100s", prefix, prefix[0] ? "." : "", item->string);
         if (cJSON_IsObject(item) && cJSON_IsObject(other))
-            walk_timings(list, probe, item, other, path, depth + 1);
+            walk_timings(job, probe, item, other, path, depth + 1);
         else if (cJSON_IsNumber(item) && cJSON_IsNumber(other) && strlen(item->string) > 3 &&
                  strcmp(item->string + strlen(item->string) - 3, "_ms") == 0)
-            add_timing(list, probe, path, item->valuedouble, other->valuedouble);
+            add_timing(job->list, probe, path, item->valuedouble, other->valuedouble);
+    }
+    sc_diff_index_free(&in_a);
+    sc_diff_index_free(&in_b);
+}
+
+/* The stages of an app probe's facts that have a duration, by name. */
+static void index_timed_stages(sc_diff_index *ix, const cJSON *facts)
+{
+    const cJSON *st;
+    cJSON_ArrayForEach (st, sc_diff_get(facts, "stages")) {
+        if (cJSON_IsNumber(sc_diff_get(st, "duration_ms")))
+            sc_diff_index_add(ix, cJSON_GetStringValue(sc_diff_get(st, "name")), NULL, st);
     }
 }
 
-/* The duration of each app stage present in both, by name. */
-static void stage_timings(cJSON *list, const char *probe, const cJSON *fa, const cJSON *fb)
+/* The duration of each app stage present in both, by name: the first stage of each side with
+ * that name and a duration. */
+static void stage_timings(timing_job *job, const char *probe, const cJSON *fa, const cJSON *fb)
 {
     const cJSON *sa, *sb;
+    sc_diff_index timed_a, timed_b;
+    sc_diff_index_init(&timed_a, job->oom);
+    sc_diff_index_init(&timed_b, job->oom);
+    index_timed_stages(&timed_a, fa);
+    index_timed_stages(&timed_b, fb);
     cJSON_ArrayForEach (sa, sc_diff_get(fa, "stages")) {
         const char *name = cJSON_GetStringValue(sc_diff_get(sa, "name"));
         const cJSON *da = sc_diff_get(sa, "duration_ms");
-        cJSON_ArrayForEach (sb, sc_diff_get(fb, "stages")) {
-            const char *nb = cJSON_GetStringValue(sc_diff_get(sb, "name"));
-            const cJSON *db = sc_diff_get(sb, "duration_ms");
-            if (!name || !nb || strcmp(name, nb) != 0 || !cJSON_IsNumber(da) || !cJSON_IsNumber(db))
-                continue;
-            char what[200];
-            snprintf(what, sizeof what, "stage %.150s", name);
-            add_timing(list, probe, what, da->valuedouble, db->valuedouble);
-            break;
-        }
+        sb = sc_diff_index_find(&timed_a, name, NULL) == sa
+                 ? sc_diff_index_find(&timed_b, name, NULL)
+                 : NULL;
+        if (!sb)
+            continue;
+        char what[200];
+        snprintf(what, sizeof what, "stage %.150s", name);
+        add_timing(job->list, probe, what, da->valuedouble,
+                   sc_diff_get(sb, "duration_ms")->valuedouble);
     }
+    sc_diff_index_free(&timed_a);
+    sc_diff_index_free(&timed_b);
 }
-
-typedef struct {
-    cJSON *list;
-    const cJSON *b;
-} timing_job;
 
 static void timings_of_probe(const cJSON *pa, void *arg)
 {
     timing_job *job = arg;
     const char *id = cJSON_GetStringValue(sc_diff_get(pa, "id"));
-    const cJSON *pb = sc_diff_probe(job->b, id);
+    const cJSON *pb = sc_diff_side_probe(job->b, id);
     const cJSON *da = sc_diff_get(pa, "duration_ms"), *db = sc_diff_get(pb, "duration_ms");
-    if (!pb)
+    if (!pb || !sc_diff_side_first(job->a, pa))
         return;
     if (cJSON_IsNumber(da) && cJSON_IsNumber(db) && da->valuedouble > 0 && db->valuedouble > 0)
         add_timing(job->list, id, "probe", da->valuedouble, db->valuedouble);
     const cJSON *fa = sc_diff_get(pa, "facts"), *fb = sc_diff_get(pb, "facts");
     if (cJSON_IsObject(fa) && cJSON_IsObject(fb)) {
-        walk_timings(job->list, id, fa, fb, "", 0);
-        stage_timings(job->list, id, fa, fb);
+        walk_timings(job, id, fa, fb, "", 0);
+        stage_timings(job, id, fa, fb);
     }
 }
 
@@ -289,6 +285,21 @@ static cJSON *side_json(const cJSON *snap)
     return o;
 }
 
+/* The comparison proper, into diff; acc->oom says whether it is complete. */
+static void compare(cJSON *diff, sc_diff_acc *acc, const sc_diff_options *opt)
+{
+    sc_diff_facts(acc);
+    diff_statuses(acc);
+    cJSON_AddItemToObject(diff, "findings", diff_findings(acc));
+    cJSON *timings = cJSON_AddArrayToObject(diff, "timings");
+    timing_job tj = {timings, acc->a, acc->b, &acc->oom};
+    if (timings)
+        sc_diff_each_probe(acc->a->snapshot, timings_of_probe, &tj);
+    cJSON_AddItemToObject(diff, "numerics", sc_diff_numerics(acc, opt));
+    cJSON_AddNumberToObject(diff, "changes_that_matter", acc->matters);
+    cJSON_AddBoolToObject(diff, "differs", acc->matters > 0);
+}
+
 cJSON *sc_diff_snapshots(const cJSON *a, const cJSON *b, const sc_diff_options *opt)
 {
     cJSON *diff = cJSON_CreateObject();
@@ -297,20 +308,17 @@ cJSON *sc_diff_snapshots(const cJSON *a, const cJSON *b, const sc_diff_options *
     cJSON_AddStringToObject(diff, "schema", SC_DIFF_SCHEMA);
     cJSON_AddItemToObject(diff, "a", side_json(a));
     cJSON_AddItemToObject(diff, "b", side_json(b));
-    sc_diff_acc acc = {cJSON_AddArrayToObject(diff, "changes"), 0};
-    if (!acc.changes) {
+    sc_diff_side sa, sb;
+    sc_diff_acc acc = {cJSON_AddArrayToObject(diff, "changes"), 0, &sa, &sb, false};
+    sc_diff_side_init(&sa, a, &acc.oom);
+    sc_diff_side_init(&sb, b, &acc.oom);
+    if (acc.changes && !acc.oom)
+        compare(diff, &acc, opt);
+    sc_diff_side_free(&sa);
+    sc_diff_side_free(&sb);
+    if (!acc.changes || acc.oom) {
         cJSON_Delete(diff);
         return NULL;
     }
-    sc_diff_facts(&acc, a, b);
-    diff_statuses(&acc, a, b);
-    cJSON_AddItemToObject(diff, "findings", diff_findings(&acc, a, b));
-    cJSON *timings = cJSON_AddArrayToObject(diff, "timings");
-    timing_job tj = {timings, b};
-    if (timings)
-        sc_diff_each_probe(a, timings_of_probe, &tj);
-    cJSON_AddItemToObject(diff, "numerics", sc_diff_numerics(&acc, a, b, opt));
-    cJSON_AddNumberToObject(diff, "changes_that_matter", acc.matters);
-    cJSON_AddBoolToObject(diff, "differs", acc.matters > 0);
     return diff;
 }

@@ -74,9 +74,10 @@ static bool same(const cJSON *a, const cJSON *b)
     return cJSON_Compare(a, b, true);
 }
 
-static const cJSON *facts_of(const cJSON *snap, const char *probe)
+static const cJSON *facts_of(sc_diff_side *side, const char *probe)
 {
-    return probe ? sc_diff_get(sc_diff_probe(snap, probe), "facts") : sc_diff_get(snap, "host");
+    return probe ? sc_diff_get(sc_diff_side_probe(side, probe), "facts")
+                 : sc_diff_get(side->snapshot, "host");
 }
 
 void sc_diff_compare(sc_diff_acc *acc, const char *area, const char *what, const cJSON *a,
@@ -94,15 +95,15 @@ static bool is_known(const char *probe, const char *path)
     return false;
 }
 
-static void diff_known(sc_diff_acc *acc, const cJSON *a, const cJSON *b)
+static void diff_known(sc_diff_acc *acc)
 {
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         const known_fact *k = &known[i];
         char what[160];
         snprintf(what, sizeof what, "%s %s", k->probe ? k->probe : "host", k->path);
         sc_diff_dotted(what);
-        sc_diff_compare(acc, k->area, what, sc_diff_path(facts_of(a, k->probe), k->path),
-                        sc_diff_path(facts_of(b, k->probe), k->path));
+        sc_diff_compare(acc, k->area, what, sc_diff_path(facts_of(acc->a, k->probe), k->path),
+                        sc_diff_path(facts_of(acc->b, k->probe), k->path));
     }
 }
 
@@ -152,19 +153,27 @@ static void walk_versions(sc_diff_acc *acc, const char *probe, const cJSON *a, c
                           const char *prefix, int depth)
 {
     const cJSON *item;
+    sc_diff_index in_a, in_b;
+    sc_diff_index_init(&in_a, &acc->oom);
+    sc_diff_index_init(&in_b, &acc->oom);
+    sc_diff_index_members(&in_a, a);
+    sc_diff_index_members(&in_b, b);
     cJSON_ArrayForEach (item, a) {
-        if (item->string)
-            visit(acc, probe, item->string, item, sc_diff_get(b, item->string), prefix, depth);
+        if (item->string && sc_diff_index_find(&in_a, item->string, NULL) == item)
+            visit(acc, probe, item->string, item, sc_diff_index_find(&in_b, item->string, NULL),
+                  prefix, depth);
     }
     cJSON_ArrayForEach (item, b) {
-        if (item->string && !sc_diff_get(a, item->string))
+        if (item->string && !sc_diff_index_find(&in_a, item->string, NULL) &&
+            sc_diff_index_find(&in_b, item->string, NULL) == item)
             visit(acc, probe, item->string, NULL, item, prefix, depth);
     }
+    sc_diff_index_free(&in_a);
+    sc_diff_index_free(&in_b);
 }
 
 typedef struct {
     sc_diff_acc *acc;
-    const cJSON *a, *b;
     bool b_only; /* the b side's pass: only its probes the a side lacks */
 } probe_pair;
 
@@ -172,9 +181,11 @@ static void facts_of_pair(const cJSON *probe, void *arg)
 {
     const probe_pair *pp = arg;
     const char *id = cJSON_GetStringValue(sc_diff_get(probe, "id"));
-    const cJSON *fa = facts_of(pp->a, id), *fb = facts_of(pp->b, id);
+    const cJSON *fa = facts_of(pp->acc->a, id), *fb = facts_of(pp->acc->b, id);
     if (pp->b_only && cJSON_IsObject(fa))
         return; /* compared from the a side */
+    if (!sc_diff_side_first(pp->b_only ? pp->acc->b : pp->acc->a, probe))
+        return;
     if (!cJSON_IsObject(fa) && !cJSON_IsObject(fb))
         return;
     walk_versions(pp->acc, id, cJSON_IsObject(fa) ? fa : NULL, cJSON_IsObject(fb) ? fb : NULL, "",
@@ -182,11 +193,11 @@ static void facts_of_pair(const cJSON *probe, void *arg)
     sc_diff_probe_lists(pp->acc, id, fa, fb);
 }
 
-void sc_diff_facts(sc_diff_acc *acc, const cJSON *a, const cJSON *b)
+void sc_diff_facts(sc_diff_acc *acc)
 {
-    probe_pair pp = {acc, a, b, false};
-    diff_known(acc, a, b);
-    sc_diff_each_probe(a, facts_of_pair, &pp);
+    probe_pair pp = {acc, false};
+    diff_known(acc);
+    sc_diff_each_probe(acc->a->snapshot, facts_of_pair, &pp);
     pp.b_only = true;
-    sc_diff_each_probe(b, facts_of_pair, &pp);
+    sc_diff_each_probe(acc->b->snapshot, facts_of_pair, &pp);
 }

@@ -1,6 +1,7 @@
 /* The lists in a probe's facts, compared item by item: devices (matched by PCI address, else by
  * place), loaded libraries (matched by name; what differs is the root they came from), install
- * roots and the files of the libraries layer. */
+ * roots and the files of the libraries layer. Each list of the other side is indexed by its key
+ * once, so a comparison costs O(n log n), not a scan per item. */
 #include <stdio.h>
 #include <string.h>
 
@@ -22,7 +23,9 @@ static void device_key(const cJSON *dev, int index, char *buf, size_t size)
     snprintf(buf, size, "#%d", index);
 }
 
-static const cJSON *find_device(const cJSON *list, const char *key)
+/* Indexes the first LIST_MAX items of list (any type: an item without a key has its place) by
+ * their device keys. */
+static void index_devices(sc_diff_index *ix, const cJSON *list)
 {
     const cJSON *dev;
     int i = 0;
@@ -31,10 +34,8 @@ static const cJSON *find_device(const cJSON *list, const char *key)
         if (i >= LIST_MAX)
             break;
         device_key(dev, i++, k, sizeof k);
-        if (strcmp(k, key) == 0)
-            return dev;
+        sc_diff_index_add_copy(ix, k, dev);
     }
-    return NULL;
 }
 
 /* Facts of a device that change while nothing changes: ids of a boot, memory in use. */
@@ -52,14 +53,21 @@ static void compare_device(sc_diff_acc *acc, const char *area, const char *label
                            const cJSON *db)
 {
     const cJSON *item;
+    sc_diff_index in_a, in_b;
+    sc_diff_index_init(&in_a, &acc->oom);
+    sc_diff_index_init(&in_b, &acc->oom);
+    sc_diff_index_members(&in_a, da);
+    sc_diff_index_members(&in_b, db);
     cJSON_ArrayForEach (item, da) {
         if (!item->string || volatile_key(item->string) || cJSON_IsObject(item) ||
-            cJSON_IsArray(item))
+            cJSON_IsArray(item) || sc_diff_index_find(&in_a, item->string, NULL) != item)
             continue;
         char what[600];
         snprintf(what, sizeof what, "%.400s %.100s", label, item->string);
-        sc_diff_compare(acc, area, what, item, sc_diff_get(db, item->string));
+        sc_diff_compare(acc, area, what, item, sc_diff_index_find(&in_b, item->string, NULL));
     }
+    sc_diff_index_free(&in_a);
+    sc_diff_index_free(&in_b);
 }
 
 /* What a person recognises a device by: its name and architecture. */
@@ -75,9 +83,10 @@ static cJSON *device_summary(const cJSON *dev)
     return o;
 }
 
-/* Devices one side has and the other lacks, by key. */
+/* Devices one side has and the other lacks (each side's devices by key: the first with a key
+ * stands for it). */
 static void devices_only_in(sc_diff_acc *acc, const char *probe, const cJSON *mine,
-                            const cJSON *theirs, bool mine_is_b)
+                            sc_diff_index *mine_ix, sc_diff_index *theirs, bool mine_is_b)
 {
     const cJSON *dev;
     int i = 0;
@@ -86,7 +95,7 @@ static void devices_only_in(sc_diff_acc *acc, const char *probe, const cJSON *mi
         if (i >= LIST_MAX || !cJSON_IsObject(dev))
             break;
         device_key(dev, i++, key, sizeof key);
-        if (find_device(theirs, key))
+        if (sc_diff_index_find(theirs, key, NULL) || sc_diff_index_find(mine_ix, key, NULL) != dev)
             continue;
         snprintf(what, sizeof what, "%s device %s", probe, key);
         cJSON *summary = device_summary(dev);
@@ -108,37 +117,54 @@ static void diff_device_list(sc_diff_acc *acc, const char *probe, const char *pa
     snprintf(what, sizeof what, "%s %s count", probe, path);
     sc_diff_compare(acc, "devices", what, &na, &nb);
     const cJSON *dev, *list_a = cJSON_IsArray(la) ? la : NULL;
+    sc_diff_index in_a, in_b;
+    sc_diff_index_init(&in_a, &acc->oom);
+    sc_diff_index_init(&in_b, &acc->oom);
+    index_devices(&in_a, list_a);
+    index_devices(&in_b, lb); /* whatever its type, as the items of b are matched */
     int i = 0;
     cJSON_ArrayForEach (dev, list_a) {
         char key[128];
         if (i >= LIST_MAX || !cJSON_IsObject(dev))
             break;
         device_key(dev, i++, key, sizeof key);
-        const cJSON *other = find_device(lb, key);
+        const cJSON *other = sc_diff_index_find(&in_b, key, NULL);
         snprintf(what, sizeof what, "%s device %s", probe, key);
-        if (other)
+        if (other && sc_diff_index_find(&in_a, key, NULL) == dev)
             compare_device(acc, "devices", what, dev, other);
     }
-    devices_only_in(acc, probe, list_a, cJSON_IsArray(lb) ? lb : NULL, false);
-    devices_only_in(acc, probe, cJSON_IsArray(lb) ? lb : NULL, list_a, true);
+    if (!cJSON_IsArray(lb)) /* only an array of b has devices a lacks or b lacks */
+        sc_diff_index_free(&in_b);
+    devices_only_in(acc, probe, list_a, &in_a, &in_b, false);
+    devices_only_in(acc, probe, cJSON_IsArray(lb) ? lb : NULL, &in_b, &in_a, true);
+    sc_diff_index_free(&in_a);
+    sc_diff_index_free(&in_b);
+}
+
+/* Indexes the items of list by the string member key. */
+static void index_by_member(sc_diff_index *ix, const cJSON *list, const char *key)
+{
+    const cJSON *item;
+    cJSON_ArrayForEach (item, list)
+        sc_diff_index_add(ix, cJSON_GetStringValue(sc_diff_get(item, key)), NULL, item);
 }
 
 /* Libraries by name: where each was loaded from (its root and real path). */
 static void diff_library_list(sc_diff_acc *acc, const char *probe, const char *path,
                               const cJSON *la, const cJSON *lb, bool b_only)
 {
-    const cJSON *lib, *other, *mine = b_only ? lb : la, *theirs = b_only ? la : lb;
+    const cJSON *lib, *mine = b_only ? lb : la;
+    sc_diff_index mine_ix, theirs;
+    sc_diff_index_init(&mine_ix, &acc->oom);
+    sc_diff_index_init(&theirs, &acc->oom);
+    index_by_member(&mine_ix, mine, "name");
+    index_by_member(&theirs, b_only ? la : lb, "name");
     int i = 0;
     cJSON_ArrayForEach (lib, mine) {
         const char *name = cJSON_GetStringValue(sc_diff_get(lib, "name"));
-        if (i++ >= LIST_MAX || !name)
+        if (i++ >= LIST_MAX || !name || sc_diff_index_find(&mine_ix, name, NULL) != lib)
             continue;
-        const cJSON *match = NULL;
-        cJSON_ArrayForEach (other, theirs) {
-            const char *n = cJSON_GetStringValue(sc_diff_get(other, "name"));
-            if (n && strcmp(n, name) == 0 && (match = other))
-                break;
-        }
+        const cJSON *match = sc_diff_index_find(&theirs, name, NULL);
         char what[400];
         snprintf(what, sizeof what, "%s %s %.150s", probe, path, name);
         if (!match)
@@ -150,6 +176,8 @@ static void diff_library_list(sc_diff_acc *acc, const char *probe, const char *p
                             sc_diff_get(match, "realpath"));
         }
     }
+    sc_diff_index_free(&mine_ix);
+    sc_diff_index_free(&theirs);
 }
 
 static const char *const install_keys[] = {"kind", "version", "hip_version"};
@@ -160,21 +188,28 @@ static const char *install_path(const cJSON *inst)
     return p ? p : cJSON_GetStringValue(sc_diff_get(inst, "root"));
 }
 
+static void index_installs(sc_diff_index *ix, const cJSON *list)
+{
+    const cJSON *inst;
+    cJSON_ArrayForEach (inst, list)
+        sc_diff_index_add(ix, install_path(inst), NULL, inst);
+}
+
 /* Installed roots by path: added, removed, or another version. */
 static void diff_installs(sc_diff_acc *acc, const char *probe, const cJSON *la, const cJSON *lb,
                           bool b_only)
 {
-    const cJSON *inst, *other, *mine = b_only ? lb : la, *theirs = b_only ? la : lb;
+    const cJSON *inst, *mine = b_only ? lb : la;
+    sc_diff_index mine_ix, theirs;
+    sc_diff_index_init(&mine_ix, &acc->oom);
+    sc_diff_index_init(&theirs, &acc->oom);
+    index_installs(&mine_ix, mine);
+    index_installs(&theirs, b_only ? la : lb);
     cJSON_ArrayForEach (inst, mine) {
         const char *path = install_path(inst);
-        const cJSON *match = NULL;
-        if (!path)
+        if (!path || sc_diff_index_find(&mine_ix, path, NULL) != inst)
             continue;
-        cJSON_ArrayForEach (other, theirs) {
-            const char *p = install_path(other);
-            if (p && strcmp(p, path) == 0 && (match = other))
-                break;
-        }
+        const cJSON *match = sc_diff_index_find(&theirs, path, NULL);
         char what[400];
         snprintf(what, sizeof what, "%s install %.200s", probe, path);
         if (!match) {
@@ -188,6 +223,8 @@ static void diff_installs(sc_diff_acc *acc, const char *probe, const cJSON *la, 
                             sc_diff_get(match, install_keys[i]));
         }
     }
+    sc_diff_index_free(&mine_ix);
+    sc_diff_index_free(&theirs);
 }
 
 /* A checked file's identity across nodes: its soname, else its path. */
@@ -197,18 +234,16 @@ static const char *file_key(const cJSON *file)
     return k ? k : cJSON_GetStringValue(sc_diff_get(file, "path"));
 }
 
-static const cJSON *find_file(const cJSON *files, const char *key)
+/* Indexes the first LIST_MAX files of a list by their keys. */
+static void index_files(sc_diff_index *ix, const cJSON *files)
 {
     const cJSON *f;
     int i = 0;
     cJSON_ArrayForEach (f, files) {
-        const char *k = file_key(f);
         if (i++ >= LIST_MAX)
             break;
-        if (k && strcmp(k, key) == 0)
-            return f;
+        sc_diff_index_add(ix, file_key(f), NULL, f);
     }
-    return NULL;
 }
 
 /* The libraries layer's files[] {soname, root, realpath, libraries[]}: where each file and each
@@ -219,12 +254,17 @@ static void diff_files(sc_diff_acc *acc, const char *probe, const cJSON *fa, con
     int i = 0;
     if (!cJSON_IsArray(la) || !cJSON_IsArray(lb))
         return;
+    sc_diff_index in_a, in_b;
+    sc_diff_index_init(&in_a, &acc->oom);
+    sc_diff_index_init(&in_b, &acc->oom);
+    index_files(&in_a, la);
+    index_files(&in_b, lb);
     cJSON_ArrayForEach (file, la) {
         const char *key = file_key(file);
-        const cJSON *other = key ? find_file(lb, key) : NULL;
+        const cJSON *other = sc_diff_index_find(&in_b, key, NULL);
         if (i++ >= LIST_MAX)
             break;
-        if (!other)
+        if (!other || sc_diff_index_find(&in_a, key, NULL) != file)
             continue;
         char what[400], label[300];
         snprintf(what, sizeof what, "%s file %.200s", probe, key);
@@ -237,6 +277,8 @@ static void diff_files(sc_diff_acc *acc, const char *probe, const cJSON *fa, con
         diff_library_list(acc, probe, label, xa, xb, false);
         diff_library_list(acc, probe, label, xa, xb, true);
     }
+    sc_diff_index_free(&in_a);
+    sc_diff_index_free(&in_b);
 }
 
 void sc_diff_probe_lists(sc_diff_acc *acc, const char *probe, const cJSON *fa, const cJSON *fb)

@@ -3,6 +3,7 @@
  * counts exactly; mean, std, max abs within tolerance) differ, or that only one side has. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sc_diff.h"
@@ -41,22 +42,49 @@ static const char *module_name(const cJSON *m)
     return cJSON_GetStringValue(sc_diff_get(m, "module"));
 }
 
-/* The module named name in list, trying position hint first (the usual case: same model). */
-static const cJSON *find_module(const cJSON *list, const char *name, int hint)
+/* The first MODULES_MAX records of a watch, by position and by name. */
+typedef struct {
+    const cJSON **at;
+    int count;
+    sc_diff_index by_name;
+} module_table;
+
+static void table_init(module_table *t, const cJSON *list, bool *oom)
 {
-    const cJSON *m = cJSON_GetArrayItem(list, hint);
-    const char *n = module_name(m);
-    if (n && strcmp(n, name) == 0)
-        return m;
-    int i = 0;
+    const cJSON *m;
+    int n = 0;
+    memset(t, 0, sizeof *t);
+    sc_diff_index_init(&t->by_name, oom);
     cJSON_ArrayForEach (m, list) {
-        if (i++ >= MODULES_MAX)
+        if (++n >= MODULES_MAX)
             break;
-        n = module_name(m);
-        if (n && strcmp(n, name) == 0)
-            return m;
     }
-    return NULL;
+    t->at = n ? calloc((size_t)n, sizeof *t->at) : NULL;
+    if (n && !t->at) {
+        *oom = true;
+        return;
+    }
+    cJSON_ArrayForEach (m, list) {
+        if (t->count >= n)
+            break;
+        t->at[t->count++] = m;
+        sc_diff_index_add(&t->by_name, module_name(m), NULL, m);
+    }
+}
+
+static void table_free(module_table *t)
+{
+    free(t->at);
+    sc_diff_index_free(&t->by_name);
+}
+
+/* The module named name, trying position hint first (the usual case: same model). */
+static const cJSON *find_module(module_table *t, const char *name, int hint)
+{
+    const char *n = hint < t->count ? module_name(t->at[hint]) : NULL;
+    if (n && strcmp(n, name) == 0)
+        return t->at[hint];
+    return sc_diff_index_find(&t->by_name, name, NULL);
 }
 
 static cJSON *divergence(const cJSON *ma, const cJSON *mb, const char *name, int index,
@@ -83,8 +111,8 @@ static cJSON *divergence(const cJSON *ma, const cJSON *mb, const char *name, int
 }
 
 /* Walks a's modules in call order, then b's that a lacks; returns the first divergence or NULL. */
-static cJSON *first_divergence(const cJSON *la, const cJSON *lb, const sc_diff_options *opt,
-                               int *compared)
+static cJSON *first_divergence(const cJSON *la, const cJSON *lb, module_table *ta, module_table *tb,
+                               const sc_diff_options *opt, int *compared)
 {
     const cJSON *ma;
     int i = 0;
@@ -97,7 +125,7 @@ static cJSON *first_divergence(const cJSON *la, const cJSON *lb, const sc_diff_o
             i++;
             continue;
         }
-        const cJSON *mb = find_module(lb, name, i);
+        const cJSON *mb = find_module(tb, name, i);
         const char *stat = mb ? stat_differs(ma, mb, opt) : "presence";
         if (stat)
             return divergence(ma, mb, name, i, stat);
@@ -110,7 +138,7 @@ static cJSON *first_divergence(const cJSON *la, const cJSON *lb, const sc_diff_o
         const char *name = module_name(mb);
         if (i >= MODULES_MAX)
             break;
-        if (name && !find_module(la, name, i))
+        if (name && !find_module(ta, name, i))
             return divergence(NULL, mb, name, i, "presence");
         i++;
     }
@@ -138,26 +166,31 @@ static cJSON *compare_watch(sc_diff_acc *acc, const char *probe, const cJSON *na
     cJSON_AddNumberToObject(o, "atol", opt->atol);
     bool inputs = input_differs(na, nb, opt);
     cJSON_AddBoolToObject(o, "input_differs", inputs);
-    cJSON *first = first_divergence(cJSON_IsArray(la) ? la : NULL, cJSON_IsArray(lb) ? lb : NULL,
-                                    opt, &compared);
-    cJSON_AddNumberToObject(o, "modules_a", cJSON_IsArray(la) ? cJSON_GetArraySize(la) : 0);
-    cJSON_AddNumberToObject(o, "modules_b", cJSON_IsArray(lb) ? cJSON_GetArraySize(lb) : 0);
+    la = cJSON_IsArray(la) ? la : NULL;
+    lb = cJSON_IsArray(lb) ? lb : NULL;
+    module_table ta, tb;
+    table_init(&ta, la, &acc->oom);
+    table_init(&tb, lb, &acc->oom);
+    cJSON *first = first_divergence(la, lb, &ta, &tb, opt, &compared);
+    table_free(&ta);
+    table_free(&tb);
+    cJSON_AddNumberToObject(o, "modules_a", la ? cJSON_GetArraySize(la) : 0);
+    cJSON_AddNumberToObject(o, "modules_b", lb ? cJSON_GetArraySize(lb) : 0);
     cJSON_AddNumberToObject(o, "compared", compared);
     cJSON_AddItemToObject(o, "first_divergent", first ? first : cJSON_CreateNull());
     acc->matters += (first != NULL) + inputs;
     return o;
 }
 
-cJSON *sc_diff_numerics(sc_diff_acc *acc, const cJSON *a, const cJSON *b,
-                        const sc_diff_options *opt)
+cJSON *sc_diff_numerics(sc_diff_acc *acc, const sc_diff_options *opt)
 {
     static const char *const probes[] = {"app.script", "app.smoke"};
     cJSON *list = cJSON_CreateArray();
     for (size_t i = 0; list && i < sizeof probes / sizeof probes[0]; i++) {
         const cJSON *na =
-            sc_diff_path(sc_diff_get(sc_diff_probe(a, probes[i]), "facts"), "numerics");
+            sc_diff_path(sc_diff_get(sc_diff_side_probe(acc->a, probes[i]), "facts"), "numerics");
         const cJSON *nb =
-            sc_diff_path(sc_diff_get(sc_diff_probe(b, probes[i]), "facts"), "numerics");
+            sc_diff_path(sc_diff_get(sc_diff_side_probe(acc->b, probes[i]), "facts"), "numerics");
         bool ha = cJSON_IsObject(na), hb = cJSON_IsObject(nb);
         if (ha && hb) {
             cJSON_AddItemToArray(list, compare_watch(acc, probes[i], na, nb, opt));

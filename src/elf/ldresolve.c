@@ -1,7 +1,8 @@
 /* glibc's search for a DT_NEEDED name, reading files only. The order follows elf/dl-load.c
  * (_dl_map_object): RPATH chain, LD_LIBRARY_PATH, RUNPATH, cache, default directories. A candidate
  * that cannot be opened (missing, unreadable, a symlink loop) or is not ELF of the right class and
- * machine is passed over, as the loader passes it over; the kernel bounds each lookup. */
+ * machine is passed over, as the loader passes it over; the kernel bounds each lookup. The lists
+ * and directories come from the search state (ldsearch.c), which bounds the work of all lookups. */
 #include "sc_ldresolve.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ldsearch_internal.h"
 #include "sc_elf.h"
 #include "sc_util.h"
 
@@ -18,11 +20,11 @@ static const char *const debian_defaults[] = {"/lib/x86_64-linux-gnu", "/usr/lib
                                               "/lib", "/usr/lib", NULL};
 
 static const char *const via_names[] = {"direct", "rpath",   "ld_library_path", "runpath",
-                                        "cache",  "default", "not_found"};
+                                        "cache",  "default", "not_found",       "not_searched"};
 
 const char *sc_found_via_name(sc_found_via via)
 {
-    return (via >= SC_VIA_DIRECT && via <= SC_VIA_NOT_FOUND) ? via_names[via] : "?";
+    return (via >= SC_VIA_DIRECT && via <= SC_VIA_NOT_SEARCHED) ? via_names[via] : "?";
 }
 
 /* Length of the dynamic string token at p ("$ORIGIN" or "${ORIGIN}") named name, or 0. */
@@ -104,67 +106,118 @@ static bool hit_set(sc_ld_hit *hit, int fd, const char *path, sc_found_via via, 
     return true;
 }
 
-/* Searches each entry of a path list (separated by seps) for name. */
-static bool search_list(const sc_ldresolver *r, const char *list, const char *seps,
-                        const char *origin, const char *name, sc_found_via via, const char *source,
-                        sc_ld_hit *hit)
+/* A list's origin for the evidence of a hit: "RPATH of libx.so", "LD_LIBRARY_PATH". */
+typedef struct {
+    const char *what;
+    const sc_ld_object *owner; /* NULL: what alone */
+} list_source;
+
+/* Searches each directory of list for name: 1 found (hit filled), 0 not there, or -EDQUOT. */
+static int search_list(const sc_ldresolver *r, const sc_ld_list *list, const char *name,
+                       sc_found_via via, list_source src, sc_ld_hit *hit)
 {
-    const char *p = list;
-    while (p) {
-        size_t len = strcspn(p, seps);
-        char dir[PATH_MAX], path[PATH_MAX];
-        if (len == 0)
-            snprintf(dir, sizeof dir, ".");
-        else if (!sc_ld_expand(p, len, origin, dir, sizeof dir))
-            dir[0] = '\0';
-        int fd = -1;
-        if (dir[0] && sc_fmt(path, sizeof path, "%s/%s", dir, name) && (fd = usable(r, path)) >= 0)
-            return hit_set(hit, fd, path, via, dir, source);
-        p = p[len] ? p + len + 1 : NULL;
+    for (int i = 0; list && i < list->count; i++) {
+        sc_ld_dir *d = list->dirs[i];
+        char path[PATH_MAX], source[PATH_MAX + 32];
+        int may = sc_ld_search_may_hold(r->search, d, name), fd;
+        if (may < 0)
+            return may;
+        if (!may || !sc_fmt(path, sizeof path, "%s/%s", d->path, name))
+            continue;
+        if (!sc_ld_search_charge(r->search))
+            return -EDQUOT;
+        if ((fd = usable(r, path)) < 0) {
+            sc_ld_search_missed(r->search, d);
+            continue;
+        }
+        if (src.owner)
+            snprintf(source, sizeof source, "%s of %s", src.what,
+                     src.owner->name ? src.owner->name : "?");
+        else
+            snprintf(source, sizeof source, "%s", src.what);
+        return hit_set(hit, fd, path, via, d->path, source);
     }
-    return false;
+    return 0;
+}
+
+/* The object's DT_RPATH or DT_RUNPATH as a list: prepared once, or parsed now. */
+static const sc_ld_list *list_of(const sc_ldresolver *r, const sc_ld_object *o, bool runpath)
+{
+    if (o->lists)
+        return runpath ? o->lists->runpath : o->lists->rpath;
+    char source[PATH_MAX + 32];
+    snprintf(source, sizeof source, "%s of %s", runpath ? "RUNPATH" : "RPATH",
+             o->name ? o->name : "?");
+    return sc_ld_search_parse(r->search, runpath ? o->runpath : o->rpath, ":", o->origin, source);
 }
 
 /* DT_RPATH of the requester, of each loader up the chain, then of the main object. */
-static bool search_rpaths(const sc_ldresolver *r, const sc_ld_object *req, const char *name,
-                          sc_ld_hit *hit)
+static int search_rpaths(const sc_ldresolver *r, const sc_ld_object *req, const char *name,
+                         sc_ld_hit *hit)
 {
-    char source[PATH_MAX + 32];
-    int steps = 0;
+    int steps = 0, rc;
     bool main_seen = false;
     for (const sc_ld_object *l = req; l && steps < 4096; l = l->loader, steps++) {
         main_seen |= (l == r->main);
         if (!l->rpath || l->runpath) /* DT_RUNPATH makes the loader ignore the DT_RPATH */
             continue;
-        snprintf(source, sizeof source, "RPATH of %s", l->name ? l->name : "?");
-        if (search_list(r, l->rpath, ":", l->origin, name, SC_VIA_RPATH, source, hit))
-            return true;
+        rc = search_list(r, list_of(r, l, false), name, SC_VIA_RPATH, (list_source){"RPATH", l},
+                         hit);
+        if (rc != 0)
+            return rc;
     }
     const sc_ld_object *m = r->main;
-    if (!main_seen && m && m->rpath && !m->runpath) {
-        snprintf(source, sizeof source, "RPATH of %s", m->name ? m->name : "?");
-        return search_list(r, m->rpath, ":", m->origin, name, SC_VIA_RPATH, source, hit);
-    }
-    return false;
+    if (!main_seen && m && m->rpath && !m->runpath)
+        return search_list(r, list_of(r, m, false), name, SC_VIA_RPATH, (list_source){"RPATH", m},
+                           hit);
+    return 0;
 }
 
-static bool search_system(const sc_ldresolver *r, const char *name, sc_ld_hit *hit)
+static int search_system(const sc_ldresolver *r, const char *name, sc_ld_hit *hit)
 {
     if (r->cache) {
         const char *path =
             sc_ldcache_lookup(r->cache, name, sc_ldcache_flags_for(r->elf_class, r->machine));
+        if (path && !sc_ld_search_charge(r->search))
+            return -EDQUOT;
         int fd = path ? usable(r, path) : -1;
         if (fd >= 0)
             return hit_set(hit, fd, path, SC_VIA_CACHE, "", "/etc/ld.so.cache");
     }
     const char *const *dirs = r->default_dirs ? r->default_dirs : debian_defaults;
-    for (int i = 0; dirs[i]; i++) {
+    return search_list(r, sc_ld_search_defaults(r->search, dirs), name, SC_VIA_DEFAULT,
+                       (list_source){"default directories", NULL}, hit);
+}
+
+/* The loader's search for name; 1 found, 0 not found, or -EDQUOT. */
+static int search(const sc_ldresolver *r, const sc_ld_object *req, const char *name, sc_ld_hit *hit)
+{
+    int rc;
+    if (sc_ld_search_budget(r->search)->spent)
+        return -EDQUOT;
+    if (strchr(name, '/')) {
         char path[PATH_MAX];
-        int fd = -1;
-        if (sc_fmt(path, sizeof path, "%s/%s", dirs[i], name) && (fd = usable(r, path)) >= 0)
-            return hit_set(hit, fd, path, SC_VIA_DEFAULT, dirs[i], "default directories");
+        if (!sc_ld_expand(name, strlen(name), req ? req->origin : NULL, path, sizeof path))
+            return 0;
+        if (!sc_ld_search_charge(r->search))
+            return -EDQUOT;
+        int fd = usable(r, path);
+        return fd >= 0 && hit_set(hit, fd, path, SC_VIA_DIRECT, "", "file name");
     }
-    return false;
+    if (req && !req->runpath && (rc = search_rpaths(r, req, name, hit)) != 0)
+        return rc;
+    if (r->ld_library_path && *r->ld_library_path &&
+        (rc = search_list(
+             r, sc_ld_search_env(r->search, r->ld_library_path, r->main ? r->main->origin : NULL),
+             name, SC_VIA_LD_LIBRARY_PATH, (list_source){"LD_LIBRARY_PATH", NULL}, hit)) != 0)
+        return rc;
+    if (req && req->runpath &&
+        (rc = search_list(r, list_of(r, req, true), name, SC_VIA_RUNPATH,
+                          (list_source){"RUNPATH", req}, hit)) != 0)
+        return rc;
+    if (req && (req->flags_1 & 0x800)) /* DF_1_NODEFLIB: no cache, no default directories */
+        return 0;
+    return search_system(r, name, hit);
 }
 
 int sc_ldresolve(const sc_ldresolver *r, const sc_ld_object *req, const char *name, sc_ld_hit *hit)
@@ -172,26 +225,15 @@ int sc_ldresolve(const sc_ldresolver *r, const sc_ld_object *req, const char *na
     hit->path[0] = hit->entry[0] = hit->source[0] = '\0'; /* not a memset: 12 KiB per lookup */
     hit->via = SC_VIA_NOT_FOUND;
     hit->fd = -1;
-    if (strchr(name, '/')) {
-        char path[PATH_MAX];
-        if (!sc_ld_expand(name, strlen(name), req ? req->origin : NULL, path, sizeof path))
-            return -ENOENT;
-        int fd = usable(r, path);
-        return fd >= 0 && hit_set(hit, fd, path, SC_VIA_DIRECT, "", "file name") ? 0 : -ENOENT;
+    sc_ldresolver with_search = *r;
+    sc_ld_search *private = NULL;
+    if (!r->search && !(with_search.search = private = sc_ld_search_new(r->root)))
+        return -ENOMEM;
+    int rc = search(&with_search, req, name, hit);
+    if (rc < 0) {
+        hit->via = SC_VIA_NOT_SEARCHED;
+        sc_ld_search_gave_up(with_search.search, name);
     }
-    if (req && !req->runpath && search_rpaths(r, req, name, hit))
-        return 0;
-    if (r->ld_library_path && *r->ld_library_path &&
-        search_list(r, r->ld_library_path, ":;", r->main ? r->main->origin : NULL, name,
-                    SC_VIA_LD_LIBRARY_PATH, "LD_LIBRARY_PATH", hit))
-        return 0;
-    if (req && req->runpath) {
-        char source[PATH_MAX + 32];
-        snprintf(source, sizeof source, "RUNPATH of %s", req->name ? req->name : "?");
-        if (search_list(r, req->runpath, ":", req->origin, name, SC_VIA_RUNPATH, source, hit))
-            return 0;
-    }
-    if (req && (req->flags_1 & 0x800)) /* DF_1_NODEFLIB: no cache, no default directories */
-        return -ENOENT;
-    return search_system(r, name, hit) ? 0 : -ENOENT;
+    sc_ld_search_free(private);
+    return rc > 0 ? 0 : rc == 0 ? -ENOENT : rc;
 }

@@ -1,8 +1,9 @@
 /* Offload code listings from section buffers. Bundles are walked by their own extents (the next
  * one starts at the end of the last, aligned to 4096 as the linker lays them out), never by a
  * byte scan, so a 1.3 GB section costs one page per bundle. Compressed bundles are inflated only
- * up to their entry table (at most PREFIX bytes). Every count and offset is checked against the
- * bytes present and the sizes declared. */
+ * up to the end of their entry table (at most PREFIX bytes). Every count and offset is checked
+ * against the bytes present and the sizes declared, and the whole list against its budgets of
+ * bundles, entry-table rows and decompressed bytes. */
 #include "sc_offload.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "offload_internal.h"
 #include "sc_bytes.h"
 
 #define BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__"
@@ -46,7 +48,18 @@ void sc_offload_list_free(sc_offload_list *list)
 {
     for (int i = 0; i < list->count; i++)
         free(list->targets[i]);
+    sc_inflate_free(list);
     memset(list, 0, sizeof *list);
+}
+
+/* False, with the budget noted, when what has run out. */
+static bool within(sc_offload_list *out, uint64_t used, uint64_t max, const char *what)
+{
+    if (used <= max && !out->budget)
+        return true;
+    if (!out->budget)
+        out->budget = what;
+    return false;
 }
 
 const char *sc_offload_target_of_id(const char *id, char *buf, size_t size)
@@ -77,6 +90,8 @@ const char *sc_offload_target_of_id(const char *id, char *buf, size_t size)
 static bool read_bundle_entry(const uint8_t *buf, size_t avail, uint64_t declared, size_t *pos,
                               uint64_t *extent, sc_offload_list *out)
 {
+    if (!within(out, ++out->rows, SC_OFFLOAD_MAX_ROWS, "entry-table rows"))
+        return false;
     if (avail - *pos < 24) {
         note_problem(out, "offload bundle entry table truncated");
         return false;
@@ -124,37 +139,31 @@ int sc_offload_parse_bundle(const uint8_t *buf, size_t avail, uint64_t declared,
     return 0;
 }
 
-/* Inflates the start of a zlib or zstd stream into dst (at most cap bytes); returns the bytes
- * produced or -EINVAL. */
-static long inflate_prefix(int method, const uint8_t *src, size_t len, uint8_t *dst, size_t cap)
+/* Inflates the start of a compressed bundle until its entry table is out (the stream, its cap
+ * or the budget may end it first); returns the bytes out, or a negative errno (-EDQUOT for the
+ * budget). A table that does not read cleanly is inflated up to the cap, so its damage is met
+ * and described as if it had all been inflated. */
+static long inflate_table(sc_offload_list *out)
 {
-    if (method == 1) {
-        ZSTD_DCtx *dctx = ZSTD_createDCtx();
-        if (!dctx)
-            return -ENOMEM;
-        ZSTD_inBuffer in = {src, len, 0};
-        ZSTD_outBuffer outb = {dst, cap, 0};
-        size_t rc = 1;
-        while (outb.pos < cap && in.pos < len && rc != 0) {
-            rc = ZSTD_decompressStream(dctx, &outb, &in);
-            if (ZSTD_isError(rc))
-                break;
-        }
-        ZSTD_freeDCtx(dctx);
-        return (ZSTD_isError(rc) && outb.pos == 0) ? -EINVAL : (long)outb.pos;
+    size_t pos = BUNDLE_MAGIC_LEN + 8;
+    long have = sc_inflate_upto(out, pos);
+    if (have < 0)
+        return have;
+    const uint8_t *b = sc_inflate_data(out);
+    uint64_t n = have >= (long)pos ? sc_rd64(b + BUNDLE_MAGIC_LEN) : UINT64_MAX;
+    if (n > MAX_ENTRIES || memcmp(b, BUNDLE_MAGIC, BUNDLE_MAGIC_LEN) != 0)
+        return sc_inflate_upto(out, SIZE_MAX);
+    for (uint64_t i = 0; i < n; i++) {
+        if ((have = sc_inflate_upto(out, pos + 24)) < (long)(pos + 24))
+            return have < 0 ? have : sc_inflate_upto(out, SIZE_MAX);
+        uint64_t len = sc_rd64(sc_inflate_data(out) + pos + 16);
+        if (len > MAX_ID)
+            return sc_inflate_upto(out, SIZE_MAX);
+        pos += 24 + (size_t)len;
+        if ((have = sc_inflate_upto(out, pos)) < (long)pos)
+            return have < 0 ? have : sc_inflate_upto(out, SIZE_MAX);
     }
-    z_stream zs;
-    memset(&zs, 0, sizeof zs);
-    if (inflateInit(&zs) != Z_OK)
-        return -ENOMEM;
-    zs.next_in = (Bytef *)src;
-    zs.avail_in = len > UINT32_MAX ? UINT32_MAX : (uInt)len;
-    zs.next_out = dst;
-    zs.avail_out = (uInt)cap;
-    int rc = inflate(&zs, Z_SYNC_FLUSH);
-    long produced = (long)(cap - zs.avail_out);
-    inflateEnd(&zs);
-    return (rc != Z_OK && rc != Z_STREAM_END && produced == 0) ? -EINVAL : produced;
+    return have;
 }
 
 /* Reads a CCOB header: method, where the compressed data starts, total and uncompressed size. */
@@ -201,13 +210,15 @@ int sc_offload_parse_ccob(const uint8_t *buf, size_t size, sc_offload_list *out,
             total = at + frame;
     }
     size_t cap = raw < PREFIX ? (size_t)raw : PREFIX;
-    uint8_t *dst = malloc(cap ? cap : 1);
-    if (!dst)
-        return -ENOMEM;
-    long n = inflate_prefix(method, buf + at, len, dst, cap);
+    rc = sc_inflate_begin(out, method, buf + at, len, cap);
+    long n = rc < 0 ? rc : inflate_table(out);
+    if (n == -EDQUOT || n == -ENOMEM)
+        return (int)n; /* the budget or memory ran out: not the bundle's fault */
     uint64_t inner_end = 0;
-    rc = n < 0 ? (int)n : sc_offload_parse_bundle(dst, (size_t)n, raw, out, &inner_end);
-    free(dst);
+    rc = n < 0 ? (int)n
+               : sc_offload_parse_bundle(sc_inflate_data(out), (size_t)n, raw, out, &inner_end);
+    if (out->budget)
+        return -EDQUOT;
     if (rc < 0) {
         note_problem(out, "compressed offload bundle does not inflate to a bundle");
         return rc;
@@ -236,7 +247,8 @@ int sc_offload_parse_hip(const uint8_t *buf, size_t size, sc_offload_list *out)
 {
     size_t pos = 0;
     int bundles = 0;
-    while (pos < size && bundles < 1000000) {
+    while (pos < size &&
+           within(out, (uint64_t)out->bundles + 1, SC_OFFLOAD_MAX_BUNDLES, "bundles")) {
         uint64_t end = 0;
         int rc;
         if (size - pos >= 4 && memcmp(buf + pos, CCOB_MAGIC, 4) == 0)
@@ -244,7 +256,7 @@ int sc_offload_parse_hip(const uint8_t *buf, size_t size, sc_offload_list *out)
         else
             rc = sc_offload_parse_bundle(buf + pos, size - pos, size - pos, out, &end);
         if (rc < 0) {
-            if (bundles == 0)
+            if (bundles == 0 && !out->budget && rc != -ENOMEM)
                 note_problem(out, "no offload bundle at the start of .hip_fatbin");
             break;
         }
@@ -269,6 +281,8 @@ static uint64_t parse_nv_one(const uint8_t *buf, size_t size, sc_offload_list *o
     }
     uint64_t pos = hsize, end = hsize + fat;
     for (int i = 0; i < MAX_ENTRIES && end - pos >= 32; i++) {
+        if (!within(out, ++out->rows, SC_OFFLOAD_MAX_ROWS, "entry-table rows"))
+            break;
         const uint8_t *e = buf + pos;
         uint16_t kind = sc_rd16(e);
         uint64_t eh = sc_rd32(e + 4), esz = sc_rd64(e + 8);
@@ -292,10 +306,11 @@ int sc_offload_parse_nv(const uint8_t *buf, size_t size, sc_offload_list *out)
 {
     size_t pos = 0;
     int count = 0;
-    while (pos < size && count < 1000000) {
+    while (pos < size &&
+           within(out, (uint64_t)out->bundles + 1, SC_OFFLOAD_MAX_BUNDLES, "bundles")) {
         uint64_t extent = parse_nv_one(buf + pos, size - pos, out);
         if (extent == 0) {
-            if (count == 0)
+            if (count == 0 && !out->budget)
                 note_problem(out, "no NVIDIA fat binary at the start of .nv_fatbin");
             break;
         }

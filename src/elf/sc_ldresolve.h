@@ -2,7 +2,10 @@
  * with a slash as it is; DT_RPATH of the requester and its loaders when the requester has no
  * DT_RUNPATH; LD_LIBRARY_PATH; the requester's DT_RUNPATH; ld.so.cache and the default
  * directories unless DF_1_NODEFLIB. $ORIGIN, $LIB and $PLATFORM are expanded. Every candidate is
- * opened inside the root, and one of another ELF class or machine is skipped, as ld.so does. */
+ * opened inside the root, and one of another ELF class or machine is skipped, as ld.so does.
+ * The lookups of one analysis share a search state that bounds their work: each list parsed once
+ * with each directory once, a directory that does not exist checked once, one that misses often
+ * listed once, and budgets of directories per list, file-system checks and search steps. */
 #ifndef SC_LDRESOLVE_H
 #define SC_LDRESOLVE_H
 
@@ -19,8 +22,29 @@ typedef enum {
     SC_VIA_RUNPATH,
     SC_VIA_CACHE,
     SC_VIA_DEFAULT,
-    SC_VIA_NOT_FOUND
+    SC_VIA_NOT_FOUND,
+    SC_VIA_NOT_SEARCHED /* a budget of the search ran out before this lookup ended */
 } sc_found_via;
+
+/* The bounds of one analysis's search. glibc has none; they keep a crafted file (50,000 RPATH
+ * entries, a chain of libraries each with its own RPATH) from costing minutes, and are far above
+ * real trees (libtorch_cpu: a few hundred checks). */
+#define SC_LD_MAX_ENTRIES 1024      /* distinct directories of one search list searched */
+#define SC_LD_MAX_CHECKS 100000     /* file-system checks: opens, directory checks and listings */
+#define SC_LD_MAX_STEPS (1ul << 26) /* search-list entries visited, over all lookups */
+
+typedef struct sc_ld_search sc_ld_search;
+typedef struct sc_ld_list sc_ld_list;
+
+/* What the search of one analysis did, and where it was cut. */
+typedef struct {
+    unsigned long checks, steps;
+    int lists_cut;                 /* search lists with more than SC_LD_MAX_ENTRIES directories */
+    char first_cut[PATH_MAX + 64]; /* the first of them: "RPATH of /x/liba.so (50000 entries)" */
+    const char *spent;             /* NULL, or the budget that ran out */
+    int gave_up;                   /* lookups given up because it ran out */
+    char given_up[256];            /* the first names given up, comma-separated */
+} sc_ld_budget;
 
 /* An object of the loader chain: the requester, and through loader the objects that loaded it up
  * to the main object (whose loader is NULL). */
@@ -31,6 +55,7 @@ typedef struct sc_ld_object {
     uint64_t flags_1;    /* DT_FLAGS_1 */
     const char *name;    /* for the "search-path entry" evidence */
     const struct sc_ld_object *loader;
+    const struct sc_ld_lists *lists; /* from sc_ld_search_prepare; NULL: parsed at each lookup */
 } sc_ld_object;
 
 typedef struct {
@@ -41,6 +66,7 @@ typedef struct {
     uint8_t elf_class;           /* candidates must match the main object's class and machine */
     uint16_t machine;
     const char *const *default_dirs; /* NULL-terminated; NULL: Debian's multiarch defaults */
+    sc_ld_search *search;            /* shared by the lookups; NULL: a private one per lookup */
 } sc_ldresolver;
 
 typedef struct {
@@ -52,10 +78,22 @@ typedef struct {
              * device, where ld.so would stop, an O_PATH descriptor: never read from it */
 } sc_ld_hit;
 
-/* "direct", "rpath", "ld_library_path", "runpath", "cache", "default", "not_found". */
+/* "direct", "rpath", "ld_library_path", "runpath", "cache", "default", "not_found",
+ * "not_searched". */
 const char *sc_found_via_name(sc_found_via via);
-/* Finds name for requester req. Returns 0 with hit filled, or -ENOENT (hit->via NOT_FOUND). */
+/* Finds name for requester req. Returns 0 with hit filled, -ENOENT (hit->via NOT_FOUND), or
+ * -EDQUOT when a budget of the search ran out (hit->via NOT_SEARCHED). */
 int sc_ldresolve(const sc_ldresolver *r, const sc_ld_object *req, const char *name, sc_ld_hit *hit);
+
+/* A search state for the lookups of one analysis under root; NULL when out of memory. */
+sc_ld_search *sc_ld_search_new(const sc_root *root);
+/* Frees the state, its directories and lists (NULL is allowed). */
+void sc_ld_search_free(sc_ld_search *s);
+/* Parses obj's DT_RPATH and DT_RUNPATH once for all its lookups (sets obj->lists); 0 or -ENOMEM
+ * (the lists are then parsed at each lookup). */
+int sc_ld_search_prepare(sc_ld_search *s, sc_ld_object *obj);
+/* What the search did so far and where it was cut. */
+const sc_ld_budget *sc_ld_search_budget(const sc_ld_search *s);
 /* Expands $ORIGIN/${ORIGIN}, $LIB and $PLATFORM in one search-path entry into out; returns false
  * when the result does not fit. */
 bool sc_ld_expand(const char *entry, size_t len, const char *origin, char *out, size_t size);

@@ -48,7 +48,8 @@ static void analyse_loader_error(const sc_ctx *ctx, cJSON *err_obj, sc_buf *summ
     cJSON *analysis = NULL;
     sc_error e = {0};
     sc_libs_config cfg = {.ld_library_path = getenv("LD_LIBRARY_PATH")};
-    if (sc_libs_analyze(ctx->root, file, &cfg, &analysis, &e) < 0 || !analysis) {
+    double deadline = ctx->opt->timeout_s > 0 ? ctx->opt->timeout_s : SC_LIBS_TIMEOUT_S;
+    if (sc_libs_analyze_isolated(ctx->root, file, &cfg, deadline, &analysis, &e) < 0 || !analysis) {
         sc_fact_null(err_obj, "analysis", "%s", e.message);
         return;
     }

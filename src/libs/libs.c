@@ -17,6 +17,7 @@ static void analysis_free(analysis *a)
         free(n);
     }
     free(a->nodes);
+    sc_ld_search_free(a->search);
     if (a->have_cache)
         sc_ldcache_free(&a->cache);
     sc_symset_free(&a->names);
@@ -30,6 +31,7 @@ static void analysis_free(analysis *a)
 static void run_checks(analysis *a, cJSON *out)
 {
     sc_libs_check_missing(a);
+    sc_libs_check_search(a);
     sc_libs_check_versions(a);
     if (!a->cfg->no_symbol_check)
         sc_libs_check_undefined(a);
@@ -49,13 +51,15 @@ static int analysis_init(analysis *a, const sc_root *root, const sc_libs_config 
     a->root = root;
     a->cfg = cfg;
     a->nodes = calloc(MAX_NODES, sizeof *a->nodes);
+    a->search = sc_ld_search_new(root);
     a->parsed = cfg->cache;
     if (!a->parsed) {
         a->parsed = sc_libs_cache_new();
         a->own_parsed = true;
     }
-    if (!a->nodes || !a->parsed || sc_result_init(&a->res) < 0) {
+    if (!a->nodes || !a->search || !a->parsed || sc_result_init(&a->res) < 0) {
         free(a->nodes);
+        sc_ld_search_free(a->search);
         if (a->own_parsed)
             sc_libs_cache_free(a->parsed);
         return -ENOMEM;
@@ -78,7 +82,8 @@ static void resolver_init(analysis *a)
                                   .cache = a->have_cache ? &a->cache : NULL,
                                   .main = &a->nodes[0]->ld,
                                   .elf_class = info->elf_class,
-                                  .machine = info->machine};
+                                  .machine = info->machine,
+                                  .search = a->search};
 }
 
 int sc_libs_analyze(const sc_root *root, const char *path, const sc_libs_config *cfg, cJSON **out,

@@ -1,5 +1,7 @@
 /* The link checks of a dependency tree: libraries that are missing or unreadable, and symbol
  * versions a library requires that its provider does not define. */
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -31,7 +33,7 @@ void sc_libs_check_missing(analysis *a)
         const node *n = a->nodes[i];
         if (n->found && !n->opened)
             report_unreadable(a, n);
-        if (n->found)
+        if (n->found || n->via == SC_VIA_NOT_SEARCHED) /* libs.search-budget names those */
             continue;
         const node *p = a->nodes[n->parent];
         sc_finding(&a->res, "libs.missing-library", SC_SEV_ERROR,
@@ -43,6 +45,30 @@ void sc_libs_check_missing(analysis *a)
                    (p->ld.flags_1 & 0x800) ? "(DF_1_NODEFLIB: no cache or default directories)"
                                            : "ld.so.cache and the default directories");
     }
+}
+
+void sc_libs_check_search(analysis *a)
+{
+    const sc_ld_budget *b = sc_ld_search_budget(a->search);
+    char cut[PATH_MAX + 160] = "", spent[512] = "";
+    if (!b->lists_cut && !b->spent)
+        return;
+    if (b->lists_cut)
+        sc_fmt(cut, sizeof cut,
+               "%d search list%s with more than %d directories, searched up to there (the "
+               "first: %s)",
+               b->lists_cut, b->lists_cut == 1 ? "" : "s", SC_LD_MAX_ENTRIES, b->first_cut);
+    if (b->spent)
+        sc_fmt(spent, sizeof spent,
+               "%sthe budget of %s ran out (%lu checks, %lu search steps); %d librar%s not "
+               "searched: %s%s",
+               b->lists_cut ? "; " : "", b->spent, b->checks, b->steps, b->gave_up,
+               b->gave_up == 1 ? "y was" : "ies were", b->given_up, b->gave_up > 8 ? ", ..." : "");
+    sc_finding(&a->res, "libs.search-budget", SC_SEV_WARN,
+               "the search paths are far longer or deeper than a loader ever needs: look at the "
+               "RPATH/RUNPATH of the objects named and at LD_LIBRARY_PATH; a library not searched "
+               "may well be present",
+               "library search cut: %s%s", cut, spent);
 }
 
 static bool defines_version(const sc_elf_info *info, const char *version)

@@ -1,5 +1,6 @@
 /* The GPU code of the inspected file (HIP offload bundles, CUDA fat binaries) against the target
- * devices: a device without code fails at the first kernel launch. */
+ * devices: a device without code fails at the first kernel launch. A listing cut by its budgets
+ * is said so, and then no device is said to lack code. */
 #include <stdio.h>
 #include <string.h>
 
@@ -83,6 +84,17 @@ static void check_cuda_device(analysis *a, const node *f, const sc_offload_list 
             have);
 }
 
+static void report_budget(analysis *a, const node *f, const sc_offload_list *list)
+{
+    sc_finding(&a->res, "libs.offload-budget", SC_SEV_WARN,
+               "a real file has far fewer bundles: check that the file is what it claims to be; "
+               "its GPU targets are not known in full, so no device was checked against them",
+               "%s: reading its GPU code stopped when the budget of %s ran out (%d bundles, %llu "
+               "entry-table rows, %llu bytes decompressed); targets listed so far: %d",
+               f->path, list->budget, list->bundles, (unsigned long long)list->rows,
+               (unsigned long long)list->inflated, list->count);
+}
+
 cJSON *sc_libs_check_offload(analysis *a)
 {
     const node *f = a->nodes[0];
@@ -99,11 +111,17 @@ cJSON *sc_libs_check_offload(analysis *a)
     cJSON_AddNumberToObject(off, "bundles", list.bundles);
     for (int i = 0; i < list.count; i++)
         cJSON_AddItemToArray(targets, cJSON_CreateString(list.targets[i]));
+    if (list.budget) /* null: read to its end */
+        cJSON_AddStringToObject(off, "budget", list.budget);
+    else
+        cJSON_AddNullToObject(off, "budget");
     if (list.problem[0])
         sc_finding(&a->res, "libs.malformed-offload", SC_SEV_WARN,
                    "the file may be truncated or damaged: reinstall it",
                    "%s: %s; targets listed so far: %d", f->path, list.problem, list.count);
-    for (int i = 0; i < a->cfg->arch_count && list.count; i++) {
+    if (list.budget)
+        report_budget(a, f, &list);
+    for (int i = 0; i < a->cfg->arch_count && list.count && !list.budget; i++) {
         const char *dev = a->cfg->archs[i];
         if (sc_starts_with(dev, "gfx"))
             check_amd_device(a, f, &list, dev);

@@ -67,6 +67,7 @@ typedef struct {
     sc_ldcache cache;
     bool have_cache;
     sc_ldresolver resolver;
+    sc_ld_search *search;  /* the resolver's: directories, lists and budgets of this analysis */
     sc_symset names;       /* names and sonames already loaded */
     sc_symset files;       /* real paths already loaded */
     sc_symset provided;    /* names and sonames of the objects opened -> their node */
@@ -93,6 +94,8 @@ void sc_libs_build_tree(analysis *a);
 /* The checks of a built tree; each adds its findings to a->res. */
 /* libs.missing-library and libs.unreadable: needed names not found, or found but not ELF. */
 void sc_libs_check_missing(analysis *a);
+/* libs.search-budget: the search was cut (a list too long, or a budget spent). */
+void sc_libs_check_search(analysis *a);
 /* libs.missing-symbol-version: a required version its provider does not define. */
 void sc_libs_check_versions(analysis *a);
 /* libs.undefined-symbol: undefined names no object of the tree defines. */

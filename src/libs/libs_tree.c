@@ -50,6 +50,7 @@ static bool open_node(analysis *a, node *n, int fd, unsigned parts, sc_error *er
     n->ld.rpath = n->file->info.rpath;
     n->ld.runpath = n->file->info.runpath;
     n->ld.flags_1 = n->file->info.flags_1;
+    sc_ld_search_prepare(a->search, &n->ld); /* else its lists are parsed at each lookup */
     if (n->file->info.soname) {
         sc_symset_add(&a->names, n->file->info.soname);
         sc_symset_put(&a->provided, n->file->info.soname, n);
@@ -96,8 +97,8 @@ static int fd_realpath(const sc_root *root, int fd, char *buf, size_t size)
  * name, with that soname, or from the same file. */
 static void load_needed(analysis *a, int parent, const char *name)
 {
-    if (sc_symset_has(&a->names, name))
-        return;
+    if (a->count >= MAX_NODES || sc_symset_has(&a->names, name))
+        return; /* a full tree takes no more: its lookups would be spent for nothing */
     sc_ld_hit hit;
     bool found = sc_ldresolve(&a->resolver, &a->nodes[parent]->ld, name, &hit) == 0;
     char real[PATH_MAX];

@@ -34,12 +34,21 @@ typedef struct {
  * it. Returns 0, or a negative errno (unreadable, not ELF) with err filled and *out NULL. */
 int sc_libs_analyze(const sc_root *root, const char *path, const sc_libs_config *cfg, cJSON **out,
                     sc_error *err);
+/* sc_libs_analyze in an isolated child with a deadline of timeout_s seconds (cfg->cache must be
+ * NULL: nothing is shared with the child). A timeout or crash is an error (-ETIMEDOUT, -ECHILD)
+ * whose message says so. */
+int sc_libs_analyze_isolated(const sc_root *root, const char *path, const sc_libs_config *cfg,
+                             double timeout_s, cJSON **out, sc_error *err);
 /* The worst severity among the findings of a file object from sc_libs_analyze: -1 when none,
  * else SC_SEV_INFO, SC_SEV_WARN or SC_SEV_ERROR. */
 int sc_libs_worst(const cJSON *file);
 
 /* ---- for the libraries probes ---- */
 #define SC_LIBS_MAX_ARCHS 64
+/* The libraries probes run isolated, with this deadline unless --timeout gives one: the analysis
+ * reads outside files in bulk (a hung file system, a damaged file, a demangler on a hostile name
+ * must cost one probe, not the run), and its own budgets keep it far below. */
+#define SC_LIBS_TIMEOUT_S 300
 /* The target architectures of a run: --arch, else the runtime layer's devices (runtime.hip
  * devices[].arch), else the driver layer's (driver.amd devices[].gfx_target). Fills archs
  * (pointers into the options or the snapshot) and returns how many. */

@@ -163,6 +163,20 @@ def unprivileged():
     return (pw.pw_uid, pw.pw_gid, [])
 
 
+class TempDirCase(unittest.TestCase):
+    """A test class with a temporary directory cls.tmp (mode 0755, so an unprivileged run may
+    enter it), removed after its tests."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="sc-%s-" % cls.__name__.lower())
+        os.chmod(cls.tmp, 0o755)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+
 class SysrootCase(unittest.TestCase):
     """Base of the tests that run one driver probe on fixture roots: PROBE is its id, ENV the
     environment overrides every run gets (values of None remove a variable)."""

@@ -1,15 +1,20 @@
 """`stackcheck diff` through the real binary: two runs of the staged torch smoke test where one
 module's weights were perturbed (the diff names that module first), the tolerance options, snapshots
 of the fixture roots of the driver and runtime layers (devices, kernel, driver module, installs),
-and bad input: truncated, not JSON, huge, another schema version, wrong types, missing files."""
+bad input: truncated, not JSON, huge, another schema version, wrong types, missing files; the output
+of fixed snapshot pairs against what the pairwise comparison wrote (tests/fixtures/diff-golden:
+same lines in the same order); and pathological sizes (findings, probes, stages, modules, lists and
+keys by the ten thousand) under a time bound."""
+import collections
 import json
 import os
-import shutil
 import subprocess
-import tempfile
+import sys
 import unittest
 
-import sclib
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pathological  # noqa: E402
+import sclib  # noqa: E402
 
 DEBIAN_PYTHON = "/usr/bin/python3"
 EXAMPLE = os.path.join(sclib.SOURCE_DIR, "examples", "smoke_torch.py")
@@ -23,16 +28,7 @@ def diff(*args):
     return sclib.run(["diff"] + list(args), json_file=False)
 
 
-class DiffBase(unittest.TestCase):
-    tmp = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sc-diff-")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+class DiffBase(sclib.TempDirCase):
 
     @classmethod
     def save(cls, name, snapshot):
@@ -204,6 +200,126 @@ class DiffBadInput(DiffBase):
                 if a == b:
                     self.assertEqual(run.rc, 0, run.stdout)
 
+
+GOLDEN = os.path.join(sclib.FIXTURES, "diff-golden")
+GOLDEN_EXPECTED = os.path.join(GOLDEN, "expected.json")
+
+
+def golden_pairs():
+    """The snapshot pairs whose output is pinned: the fixture roots' snapshots in a ring, each
+    with its neighbours both ways; the unit tests' hand-made pairs both ways; the numerics watches
+    among themselves; documents of the wrong types among themselves; and repeated keys everywhere
+    (the first match wins, as the scans found it)."""
+    names = sorted(n for n in os.listdir(GOLDEN) if n.endswith(".json") and n != "expected.json")
+    group = {}
+    for n in names:
+        group.setdefault(n.rsplit("-", 1)[0] if not n.startswith("fx-") else "fx", []).append(n)
+    ring = group.pop("fx")
+    pairs = [(ring[0], ring[0], ())]
+    for i, a in enumerate(ring):
+        b = ring[(i + 1) % len(ring)]
+        pairs += [(a, b, ()), (b, a, ())]
+    for members in group.values():
+        pairs += [(a, b, ()) for a in members for b in members]
+    pairs.append(("unit-numerics-a.json", "unit-numerics-b.json", ("--rtol", "0.1")))
+    pairs.append(("dup-a.json", "fx-mi250x-8gcd.json", ()))
+    return pairs
+
+
+def golden_key(a, b, args):
+    return " ".join((a, b) + tuple(args))
+
+
+def golden_run(a, b, args):
+    """The exit status, the text (standard error with --json -) and the JSON of one comparison."""
+    proc = subprocess.run([os.path.abspath(sclib.STACKCHECK), "diff", a, b, "--json", "-"] +
+                          list(args), capture_output=True, text=True, cwd=GOLDEN, timeout=60)
+    return {"rc": proc.returncode, "text": proc.stderr, "json": json.loads(proc.stdout)}
+
+
+class DiffGolden(unittest.TestCase):
+    """The output of fixed pairs, line for line, as the pairwise comparison of 0.1 wrote it (run
+    with SC_DIFF_GOLDEN=write to record it again after a deliberate change of the output). One
+    deliberate change: in the dup-* pairs, whose snapshots repeat probe ids and keys (stackcheck
+    never writes such), only the first with its id or key is compared; the pairwise code compared
+    every repetition again, which found changes between a snapshot and itself and, repeated
+    thousands of times, took minutes."""
+
+    def test_output_is_unchanged(self):
+        if os.environ.get("SC_DIFF_GOLDEN") == "write":
+            got = {golden_key(*p): golden_run(*p) for p in golden_pairs()}
+            with open(GOLDEN_EXPECTED, "w") as f:
+                f.write("{\n" + ",\n".join("%s: %s" % (json.dumps(k), json.dumps(got[k]))
+                                            for k in sorted(got)) + "\n}\n")
+        with open(GOLDEN_EXPECTED) as f:
+            expected = json.load(f)
+        pairs = golden_pairs()
+        self.assertEqual(sorted(expected), sorted(golden_key(*p) for p in pairs))
+        for p in pairs:
+            with self.subTest(pair=golden_key(*p)):
+                got, want = golden_run(*p), expected[golden_key(*p)]
+                self.assertEqual(got["rc"], want["rc"])
+                self.assertEqual(got["text"].splitlines(), want["text"].splitlines())
+                self.assertEqual(got["json"], want["json"])
+
+
+class DiffPathological(DiffBase):
+    """Sizes that made the pairwise comparison quadratic (20,000 findings a side took 17 s, 20,000
+    probes 108 s) finish in seconds, with every change still found."""
+
+    def check(self, shape, size, rc=1):
+        d = os.path.join(self.tmp, shape)
+        a, b = pathological.write_diff_pair(d, size, shape)
+        run = diff(a, b, "--json", os.path.join(d, "out.json"))
+        self.assertEqual(run.rc, rc, run.stderr)
+        self.assertLess(run.seconds, 5 if not sclib.SANITIZED else 30)
+        with open(os.path.join(d, "out.json")) as f:
+            return json.load(f)
+
+    def areas(self, result):
+        return collections.Counter(c["area"] for c in result["changes"])
+
+    def test_findings(self):
+        result = self.check("findings", 20000)
+        self.assertEqual(len(result["findings"]["added"]), 10000)
+        self.assertEqual(len(result["findings"]["resolved"]), 10000)
+
+    def test_probes(self):
+        result = self.check("probes", 20000)
+        self.assertEqual(len(result["findings"]["added"]), 10000)
+        self.assertEqual(self.areas(result)["status"], 20000)
+        self.assertEqual(len(result["timings"]), 10000)
+
+    def test_stages(self):
+        result = self.check("stages", 20000, rc=0)
+        self.assertEqual(len([t for t in result["timings"] if t["what"].startswith("stage ")]),
+                         10000)
+
+    def test_lists(self):
+        # devices and libraries: the first 4096 items of a list are compared (LIST_MAX)
+        areas = self.areas(self.check("lists", 20000))
+        self.assertEqual((areas["libraries"], areas["installs"], areas["devices"]),
+                         (4096, 20000, 8192))
+
+    def test_keys(self):
+        result = self.check("keys", 20000)
+        self.assertEqual(self.areas(result)["app"], 20000)
+        self.assertEqual(len(result["timings"]), 10000 + 1)
+
+    def test_repeated_probe_id(self):
+        # a probe id repeated 20,000 times against one with 20,000 keys: compared once, not once
+        # per repetition (which took minutes); a snapshot against itself has no change
+        result = self.check("repeats", 20000)
+        self.assertEqual(self.areas(result), {"app": 20000})
+        self.assertEqual(len(result["timings"]), 2)
+        a = os.path.join(self.tmp, "repeats", "a.json")
+        run = diff(a, a)
+        self.assertEqual(run.rc, 0, run.stdout)
+        self.assertLess(run.seconds, 5 if not sclib.SANITIZED else 30)
+
+    def test_modules_in_another_order(self):
+        result = self.check("modules", 16384, rc=0)
+        self.assertEqual(result["numerics"][0]["compared"], 16384)
 
 if __name__ == "__main__":
     sclib.main()

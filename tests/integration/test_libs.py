@@ -4,6 +4,7 @@ symbol version the provider lacks, the C++11 ABI hint, mixed install roots in a 
 real fat binaries built with hipcc and nvcc (cached in the build directory), a compressed CCOB v3
 bundle made from one of them, Debian's librocsparse, agreement with ldd on real libraries, and bad
 input (non-ELF, truncated, directories, symlink loops)."""
+import collections
 import json
 import os
 import re
@@ -16,6 +17,7 @@ import unittest
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pathological  # noqa: E402
 import sclib  # noqa: E402
 
 CACHE = os.path.join(sclib.BUILD_DIR, "tests", "libs-cache")
@@ -469,16 +471,8 @@ class AgreesWithLdd(unittest.TestCase):
         self.check("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0")
 
 
-class BadInput(unittest.TestCase):
+class BadInput(sclib.TempDirCase):
     """Non-ELF, truncated and odd inputs: exit 2 or a clear finding, never a crash."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sc-bad-")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def write(self, name, data):
         p = os.path.join(self.tmp, name)
@@ -586,9 +580,6 @@ class Layer(unittest.TestCase):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-if __name__ == "__main__":
-    sclib.main()
-
 
 class SharedTreeCache(unittest.TestCase):
     """libraries.torch parses the tree its files share once (a cache kept for the probe's files):
@@ -608,3 +599,132 @@ class SharedTreeCache(unittest.TestCase):
             rc, doc, _ = libs(archs + [f["path"]], env=env)
             self.assertEqual(doc["files"][0], f, f["path"])
         self.assertTrue(any(len(f["libraries"]) > 100 for f in files))  # libtorch_cpu's tree
+
+
+def bound(seconds):
+    """A generous wall-time bound against runaway work (sanitized builds run slower)."""
+    return seconds * 6 if sclib.SANITIZED else seconds
+
+
+class SearchBudget(sclib.TempDirCase):
+    """The resolver's work is bounded: an RPATH of 50,000 absent directories with 100 missing
+    libraries (11 s before), a chain of 4,000 libraries each with its own RPATH (20 s before), and
+    chains made to spend the budget of search steps and of file-system checks finish in seconds,
+    with libs.search-budget naming what was cut and never a silent cut."""
+
+    def analyse(self, path, user=None):
+        r = sclib.run(["libs", "--json", "-", path], json_file=False, user=user,
+                      env={"LD_LIBRARY_PATH": None})
+        self.assertIsNotNone(r.stdout, r.stderr)
+        return r, json.loads(r.stdout)["files"][0]
+
+    def vias(self, f):
+        return dict(collections.Counter(lib["found_via"] for lib in f["libraries"]))
+
+    def test_wide_rpath_is_cut_with_a_finding(self):
+        path = pathological.rpath_elf(os.path.join(self.tmp, "wide"), 50000, 100)
+        r, f = self.analyse(path)
+        self.assertLess(r.seconds, bound(5))
+        self.assertEqual(r.rc, 1)
+        self.assertEqual(ids(f).count("libs.missing-library"), 100)
+        budget = [x for x in f["findings"] if x["id"] == "libs.search-budget"]
+        self.assertEqual(len(budget), 1, f["findings"])
+        self.assertIn("(50000 entries)", budget[0]["message"])
+        self.assertEqual(budget[0]["severity"], "warn")
+
+    def test_deep_chain_resolves_whole(self):
+        first = pathological.rpath_chain(os.path.join(self.tmp, "deep"), 4000)
+        r, f = self.analyse(first)
+        self.assertLess(r.seconds, bound(5))
+        self.assertEqual(self.vias(f), {"rpath": 3999, "not_found": 1})
+        self.assertEqual(by_name(f, "libc03999.so")["search_entry"], os.path.dirname(first))
+        self.assertNotIn("libs.search-budget", ids(f))
+
+    def test_search_steps_budget(self):
+        first = pathological.rpath_chain(os.path.join(self.tmp, "steps"), 600,
+                                         [pathological._short_name(i) for i in range(1000)])
+        r, f = self.analyse(first)
+        self.assertLess(r.seconds, bound(5))
+        vias = self.vias(f)
+        self.assertEqual(vias.get("not_searched"), 1, vias)
+        self.assertGreater(vias.get("rpath", 0), 100)
+        budget = next(x for x in f["findings"] if x["id"] == "libs.search-budget")
+        self.assertIn("search steps ran out", budget["message"])
+        self.assertNotIn("libs.missing-library", ids(f))  # not searched is not missing
+
+    def test_file_system_checks_budget(self):
+        # directories that can be searched but not listed (as an unprivileged user): each name
+        # costs an open there, so only the budget of checks stops the chain's search
+        locked = os.path.join(self.tmp, "locked")
+        os.makedirs(locked)
+        shared = []
+        for i in range(400):
+            shared.append(os.path.join(locked, "u%d" % i))
+            os.mkdir(shared[-1], 0o111)
+        os.chmod(locked, 0o755)
+        first = pathological.rpath_chain(os.path.join(self.tmp, "checks"), 300, shared)
+        subprocess.run(["chmod", "-R", "a+rX", os.path.join(self.tmp, "checks")], check=True)
+        r, f = self.analyse(first, user=sclib.unprivileged())
+        self.assertLess(r.seconds, bound(5))
+        self.assertEqual(self.vias(f).get("not_searched"), 1)
+        budget = next(x for x in f["findings"] if x["id"] == "libs.search-budget")
+        self.assertIn("file-system checks ran out (100000 checks", budget["message"])
+
+
+class OffloadBudget(sclib.TempDirCase):
+    """GPU code reading is bounded per file: 10,000 zlib bundles declaring a megabyte each (27 s
+    before: each was inflated to 1 MiB) are read whole in a second, inflated only to their entry
+    tables; 100,000 tiny zstd bundles and entry tables of a megabyte run out the budgets of
+    bundles and of entry-table rows, which libs.offload-budget names, and no device is then said
+    to lack code."""
+
+    def analyse(self, count, kind):
+        path = pathological.bundles_elf(os.path.join(self.tmp, kind + ".so"), count, kind)
+        r = sclib.run(["libs", "--json", "-", "--arch", "gfx906", path], json_file=False)
+        self.assertLess(r.seconds, bound(5))
+        f = json.loads(r.stdout)["files"][0]
+        self.assertEqual(f["offload"]["targets"], ["gfx90a"])
+        return f
+
+    def test_bundles_declaring_a_megabyte_are_inflated_to_their_tables(self):
+        f = self.analyse(10000, "zlib-bomb")
+        self.assertIsNone(f["offload"]["budget"])
+        self.assertGreater(f["offload"]["bundles"], 9000)
+        self.assertEqual(ids(f), ["libs.no-code-for-device"])
+
+    def test_bundle_budget(self):
+        f = self.analyse(100000, "tiny-zstd")
+        self.assertEqual(f["offload"]["budget"], "bundles")
+        self.assertEqual(f["offload"]["bundles"], 65536)
+        self.assertEqual(ids(f), ["libs.offload-budget"])
+        self.assertIn("budget of bundles ran out", f["findings"][0]["message"])
+
+    def test_entry_table_budget(self):
+        f = self.analyse(100, "zlib-table")
+        self.assertEqual(f["offload"]["budget"], "entry-table rows")
+        self.assertEqual(ids(f), ["libs.offload-budget"])
+
+
+class LibrariesDeadline(unittest.TestCase):
+    """The libraries probes run isolated, so --timeout bounds their analysis too (it ran in the
+    parent without a deadline): thirty --ext analyses of the head of a 2,000-library RPATH chain
+    (a few tenths of a second each) end at a deadline of 2 s with status timeout, and the snapshot
+    is written."""
+
+    def test_ext_analysis_ends_at_the_deadline(self):
+        root = tempfile.mkdtemp(prefix="sc-deadline-")
+        self.addCleanup(shutil.rmtree, root, True)
+        pathological.rpath_chain(os.path.join(root, "opt", "chain"), 2000)
+        ext = ["--ext", "/opt/chain/lib/libc00000.so"] * 30
+        r = sclib.run(["--sysroot", root, "--keep-going", "--timeout", "2"] + ext)
+        self.assertIsNotNone(r.snapshot, r.stderr)
+        sclib.validate_snapshot(self, r.snapshot)
+        p = r.probe("libraries.ext")
+        self.assertEqual(p["status"], "timeout", p.get("reason"))
+        self.assertIn("timed out", p["reason"])
+        self.assertLess(p["duration_ms"], bound(2) * 1000 + 1500)
+        self.assertLess(r.seconds, bound(10))
+        self.assertEqual(r.rc, 1)
+
+if __name__ == "__main__":
+    sclib.main()

@@ -1,7 +1,9 @@
 /* ELF reading and the loader model: the dynamic section, symbol versions and symbols of a real
  * file parsed from a buffer; non-ELF and truncated buffers; $ORIGIN/$LIB/$PLATFORM expansion;
  * candidates of another machine and symlink loops passed over; RPATH ignored beside RUNPATH;
- * DF_1_NODEFLIB skipping the cache and default directories. */
+ * DF_1_NODEFLIB skipping the cache and default directories; the shared search state's file-system
+ * checks (each directory once, absent ones never again, busy ones listed), its cut of long lists;
+ * and the isolated analysis equal to the analysis in the process, or a timeout. */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 
 #include "sc_elf.h"
 #include "sc_ldresolve.h"
+#include "sc_libs.h"
 
 static char *read_all(const char *path, size_t *size)
 {
@@ -168,12 +171,92 @@ static void test_resolve(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A lookup through a shared search of an object whose RPATH is list; returns sc_ldresolve's. */
+static int lookup(sc_ldresolver *r, sc_ld_object *o, const char *name)
+{
+    sc_ld_hit hit;
+    int rc = sc_ldresolve(r, o, name, &hit);
+    if (hit.fd >= 0)
+        close(hit.fd);
+    return rc;
+}
+
+static void test_search_checks(void **state)
+{
+    (void)state;
+    char tmpl[] = "/tmp/sc-lds-XXXXXX", list[PATH_MAX * 2], path[PATH_MAX];
+    const char *d = mkdtemp(tmpl);
+    assert_non_null(d);
+    snprintf(path, sizeof path, "%s/x86", d);
+    mkdir(path, 0755);
+    snprintf(dir, sizeof dir, "%s", d);
+    fake_elf("x86/libhit.so", EM_X86_64);
+    /* the same absent directory three times, then one that exists */
+    snprintf(list, sizeof list, "%s/no:%s/no:%s/no:%s/x86", d, d, d, d);
+    sc_root root;
+    sc_error err;
+    assert_int_equal(sc_root_open(&root, NULL, &err), 0);
+    sc_ld_search *s = sc_ld_search_new(&root);
+    sc_ld_object obj = {.rpath = list, .origin = d, .name = "obj"};
+    assert_int_equal(sc_ld_search_prepare(s, &obj), 0);
+    const char *const no_defaults[] = {NULL};
+    sc_ldresolver r = {.root = &root, .main = &obj, .default_dirs = no_defaults, .search = s};
+    char name[32];
+    for (int i = 0; i < 10; i++) {
+        snprintf(name, sizeof name, "libmiss%d.so", i);
+        assert_int_equal(lookup(&r, &obj, name), -ENOENT);
+    }
+    /* two directory checks, four opens in x86, then its listing: nothing more for six misses */
+    assert_int_equal(sc_ld_search_budget(s)->checks, 2 + 4 + 1);
+    assert_int_equal(lookup(&r, &obj, "libhit.so"), 0); /* listed: one open */
+    assert_int_equal(sc_ld_search_budget(s)->checks, 2 + 4 + 1 + 1);
+    assert_int_equal(sc_ld_search_budget(s)->steps, 11 * 2);
+    assert_int_equal(sc_ld_search_budget(s)->lists_cut, 0);
+    assert_null(sc_ld_search_budget(s)->spent);
+    /* a list of more distinct directories than the budget is cut, and says so */
+    size_t n = 0;
+    static char wide[(SC_LD_MAX_ENTRIES + 500) * 8];
+    for (int i = 0; i < SC_LD_MAX_ENTRIES + 500; i++)
+        n += (size_t)snprintf(wide + n, sizeof wide - n, "%s/w%d", i ? ":" : "", i);
+    sc_ld_object w = {.rpath = wide, .origin = d, .name = "wide"};
+    assert_int_equal(sc_ld_search_prepare(s, &w), 0);
+    assert_int_equal(sc_ld_search_budget(s)->lists_cut, 1);
+    assert_non_null(strstr(sc_ld_search_budget(s)->first_cut, "RPATH of wide (1524 entries)"));
+    sc_ld_search_free(s);
+    sc_root_close(&root);
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_isolated_analysis(void **state)
+{
+    (void)state;
+    const char *lib = "/usr/lib/x86_64-linux-gnu/libz.so.1";
+    sc_root root;
+    sc_error err;
+    assert_int_equal(sc_root_open(&root, NULL, &err), 0);
+    sc_libs_config cfg = {.ld_library_path = NULL};
+    cJSON *here = NULL, *there = NULL;
+    assert_int_equal(sc_libs_analyze(&root, lib, &cfg, &here, &err), 0);
+    assert_int_equal(sc_libs_analyze_isolated(&root, lib, &cfg, 60, &there, &err), 0);
+    assert_true(cJSON_Compare(here, there, true));
+    cJSON_Delete(there);
+    assert_int_equal(sc_libs_analyze_isolated(&root, "/nonexistent.so", &cfg, 60, &there, &err),
+                     -ENOENT);
+    assert_null(there);
+    assert_int_equal(sc_libs_analyze_isolated(&root, lib, &cfg, 1e-9, &there, &err), -ETIMEDOUT);
+    assert_non_null(strstr(err.message, "timed out"));
+    cJSON_Delete(here);
+    sc_root_close(&root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_self),
-        cmocka_unit_test(test_expand),
-        cmocka_unit_test(test_resolve),
+        cmocka_unit_test(test_parse_self),        cmocka_unit_test(test_expand),
+        cmocka_unit_test(test_resolve),           cmocka_unit_test(test_search_checks),
+        cmocka_unit_test(test_isolated_analysis),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

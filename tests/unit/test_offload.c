@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -119,36 +120,41 @@ static void test_damaged_bundles(void **state)
     sc_offload_list_free(&l);
 }
 
-/* A CCOB bundle of the given version and method around an uncompressed bundle. */
-static size_t ccob(uint8_t *out, size_t cap, int version, int method)
+/* A CCOB bundle of the given version and method around the uncompressed bundle raw[0, rn), with
+ * declared as its stated uncompressed size. Returns its size. */
+static size_t ccob_around(uint8_t *out, size_t cap, int version, int method, const uint8_t *raw,
+                          size_t rn, uint64_t declared)
 {
-    uint8_t raw[2048];
-    size_t rn = bundle(raw, ids1, 3), cn;
-    uint8_t comp[4096];
+    size_t h = version == 1 ? 20 : version == 2 ? 24 : 32, cn;
     if (method == 1) {
-        cn = ZSTD_compress(comp, sizeof comp, raw, rn, 3);
+        cn = ZSTD_compress(out + h, cap - h, raw, rn, 3);
         assert_false(ZSTD_isError(cn));
     } else {
-        uLongf zn = sizeof comp;
-        assert_int_equal(compress(comp, &zn, raw, rn), Z_OK);
+        uLongf zn = cap - h;
+        assert_int_equal(compress(out + h, &zn, raw, rn), Z_OK);
         cn = zn;
     }
-    size_t h = version == 1 ? 20 : version == 2 ? 24 : 32;
-    assert_true(h + cn <= cap);
     memcpy(out, "CCOB", 4);
     put16(out + 4, (uint16_t)version);
     put16(out + 6, (uint16_t)method);
     if (version == 1) {
-        put32(out + 8, (uint32_t)rn);
+        put32(out + 8, (uint32_t)declared);
     } else if (version == 2) {
         put32(out + 8, (uint32_t)(h + cn));
-        put32(out + 12, (uint32_t)rn);
+        put32(out + 12, (uint32_t)declared);
     } else {
         put64(out + 8, h + cn);
-        put64(out + 16, rn);
+        put64(out + 16, declared);
     }
-    memcpy(out + h, comp, cn);
     return h + cn;
+}
+
+/* A CCOB bundle of the given version and method around an uncompressed bundle. */
+static size_t ccob(uint8_t *out, size_t cap, int version, int method)
+{
+    uint8_t raw[2048];
+    size_t rn = bundle(raw, ids1, 3);
+    return ccob_around(out, cap, version, method, raw, rn, rn);
 }
 
 static void test_compressed(void **state)
@@ -223,6 +229,91 @@ static void test_nv(void **state)
     sc_offload_list_free(&l);
 }
 
+/* A .hip_fatbin of n copies of one compressed bundle (CCOB v3 around a bundle of `entries`
+ * entries, all with id, whose code follows and `pad` zero bytes after that), each at the 8-byte
+ * boundary after the last. The reader prefers a bundle at the next 4096 boundary, so a spacing
+ * that divides 4096 would make it skip most copies: such a bundle is made 8 bytes longer. */
+static uint8_t *section_of(const char *id, int entries, size_t pad, int method, size_t n,
+                           size_t *size)
+{
+    const char **ids = calloc((size_t)entries, sizeof *ids);
+    size_t raw_cap = (size_t)entries * (24 + strlen(id) + 64) + 32 + pad;
+    uint8_t *raw = calloc(1, raw_cap), *one = malloc(raw_cap + 4096);
+    assert_non_null(ids);
+    assert_non_null(raw);
+    assert_non_null(one);
+    for (int i = 0; i < entries; i++)
+        ids[i] = id;
+    size_t rn = bundle(raw, ids, entries) + pad;
+    size_t total = ccob_around(one, raw_cap + 4096, 3, method, raw, rn, rn);
+    size_t len = (total + 7) & ~(size_t)7;
+    if (4096 % len == 0) { /* eight bytes more in its stated size, zeros after the stream */
+        put64(one + 8, total + 8);
+        memset(one + total, 0, 8);
+        len += 8;
+    }
+    uint8_t *sec = calloc(n, len);
+    assert_non_null(sec);
+    for (size_t i = 0; i < n; i++)
+        memcpy(sec + i * len, one, len);
+    free(ids), free(raw), free(one);
+    *size = n * len;
+    return sec;
+}
+
+static const char hip_id[] = "hipv4-amdgcn-amd-amdhsa--gfx906";
+
+/* A bundle declaring a megabyte is inflated only to the end of its entry table. */
+static void test_inflated_to_the_table_only(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *sec = section_of(hip_id, 1, 1u << 20, 0, 3, &size);
+    sc_offload_list l;
+    memset(&l, 0, sizeof l);
+    assert_int_equal(sc_offload_parse_hip(sec, size, &l), 3);
+    assert_string_equal(l.targets[0], "gfx906");
+    assert_true(l.inflated <= 3 * 1024);
+    assert_null(l.budget);
+    sc_offload_list_free(&l);
+    free(sec);
+}
+
+/* Each budget ends the reading with its name, never with a problem of the file. */
+static void test_budgets(void **state)
+{
+    (void)state;
+    char long_id[256];
+    snprintf(long_id, sizeof long_id, "%s-%0200d", hip_id, 0);
+    const struct {
+        const char *id;
+        int entries, method;
+        size_t copies;
+        const char *budget;
+    } cases[] = {
+        {hip_id, 2, 1, SC_OFFLOAD_MAX_BUNDLES + 15000, "bundles"},
+        {hip_id, 16384, 0, 70, "entry-table rows"},
+        {long_id, 4000, 0, 80, "decompressed bytes"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t size;
+        uint8_t *sec =
+            section_of(cases[i].id, cases[i].entries, 0, cases[i].method, cases[i].copies, &size);
+        sc_offload_list l;
+        memset(&l, 0, sizeof l);
+        sc_offload_parse_hip(sec, size, &l);
+        assert_non_null(l.budget);
+        assert_string_equal(l.budget, cases[i].budget);
+        assert_string_equal(l.problem, "");
+        assert_true(l.bundles <= SC_OFFLOAD_MAX_BUNDLES);
+        assert_true(l.rows <= SC_OFFLOAD_MAX_ROWS + 1);
+        assert_true(l.inflated <= SC_OFFLOAD_MAX_INFLATED);
+        assert_int_equal(l.count, 1);
+        sc_offload_list_free(&l);
+        free(sec);
+    }
+}
+
 static void test_amd_rules(void **state)
 {
     (void)state;
@@ -264,6 +355,8 @@ int main(void)
         cmocka_unit_test(test_several_bundles),
         cmocka_unit_test(test_damaged_bundles),
         cmocka_unit_test(test_compressed),
+        cmocka_unit_test(test_inflated_to_the_table_only),
+        cmocka_unit_test(test_budgets),
         cmocka_unit_test(test_nv),
         cmocka_unit_test(test_amd_rules),
         cmocka_unit_test(test_cuda_rules),

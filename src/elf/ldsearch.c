@@ -1,0 +1,318 @@
+/* The search state the lookups of one analysis share, so that their work is bounded by the size
+ * of the search lists and not by their product with the tree: each list is parsed once and holds
+ * each directory once (ld.so keeps them so); a directory is checked once and, when it does not
+ * exist, never again (ld.so marks it nonexisting); one where names keep missing is listed once,
+ * so the names it lacks cost no open; and budgets cap the directories of a list, the file-system
+ * checks and the search steps, with a note of what was cut. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ldsearch_internal.h"
+#include "sc_util.h"
+
+#define LIST_AFTER_MISSES 4  /* a directory is listed once this many names missed there */
+#define LIST_MAX_NAMES 65536 /* a larger directory is not listed: its names are opened */
+#define NAMES_PER_CHECK 256  /* a listing costs one file-system check per this many names */
+
+struct sc_ld_search {
+    const sc_root *root;
+    sc_symset by_path; /* expanded path -> its sc_ld_dir */
+    sc_ld_dir **dirs;
+    size_t dir_count, dir_cap;
+    void **owned; /* lists, their arrays and the prepared objects' list pairs */
+    size_t owned_count, owned_cap;
+    unsigned lists;                    /* lists parsed, for each directory's mark */
+    const char *env_text, *env_origin; /* what env was parsed from */
+    sc_ld_list *env;                   /* LD_LIBRARY_PATH */
+    const char *const *defaults_from;
+    sc_ld_list *defaults; /* the default directories */
+    sc_ld_budget budget;
+};
+
+sc_ld_search *sc_ld_search_new(const sc_root *root)
+{
+    sc_ld_search *s = calloc(1, sizeof *s);
+    if (s)
+        s->root = root;
+    return s;
+}
+
+void sc_ld_search_free(sc_ld_search *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->dir_count; i++) {
+        sc_ld_dir *d = s->dirs[i];
+        sc_symset_free(&d->names);
+        free(d->store), free(d->path), free(d);
+    }
+    for (size_t i = 0; i < s->owned_count; i++)
+        free(s->owned[i]);
+    sc_symset_free(&s->by_path);
+    free(s->dirs), free(s->owned), free(s);
+}
+
+const sc_ld_budget *sc_ld_search_budget(const sc_ld_search *s)
+{
+    return &s->budget;
+}
+
+/* Appends p to a growable array of pointers; false when out of memory. */
+static bool push(void ***arr, size_t *count, size_t *cap, void *p)
+{
+    if (*count == *cap) {
+        size_t n = *cap ? *cap * 2 : 32;
+        void **grown = realloc(*arr, n * sizeof *grown);
+        if (!grown)
+            return false;
+        *arr = grown;
+        *cap = n;
+    }
+    (*arr)[(*count)++] = p;
+    return true;
+}
+
+/* p, now owned by the search (freed with it); NULL (p freed) when out of memory. */
+static void *own(sc_ld_search *s, void *p)
+{
+    if (p && push(&s->owned, &s->owned_count, &s->owned_cap, p))
+        return p;
+    free(p);
+    return NULL;
+}
+
+/* The search's directory for an expanded path, made on first use; NULL when out of memory. */
+static sc_ld_dir *dir_of(sc_ld_search *s, const char *path)
+{
+    sc_ld_dir *d = sc_symset_get(&s->by_path, path);
+    if (d)
+        return d;
+    d = calloc(1, sizeof *d);
+    if (d && (d->path = strdup(path)) != NULL &&
+        push((void ***)&s->dirs, &s->dir_count, &s->dir_cap, d)) {
+        if (sc_symset_put(&s->by_path, d->path, d) == 0)
+            return d;
+        s->dir_count--;
+    }
+    if (d)
+        free(d->path);
+    free(d);
+    return NULL;
+}
+
+static void note_cut(sc_ld_search *s, const char *source, int entries)
+{
+    if (s->budget.lists_cut++ == 0)
+        snprintf(s->budget.first_cut, sizeof s->budget.first_cut, "%s (%d entries)", source,
+                 entries);
+}
+
+/* Adds the directory of one entry to l (its array of cap) unless it holds it already or is full;
+ * false when out of memory. */
+static bool add_entry(sc_ld_search *s, sc_ld_list *l, size_t *cap, const char *entry, size_t len,
+                      const char *origin)
+{
+    char dir[PATH_MAX];
+    if (len == 0)
+        snprintf(dir, sizeof dir, ".");
+    else if (!sc_ld_expand(entry, len, origin, dir, sizeof dir))
+        return true; /* too long to open: the loader cannot search it either */
+    sc_ld_dir *d = dir_of(s, dir);
+    if (!d)
+        return false;
+    if (d->mark == s->lists)
+        return true;
+    if (l->count == SC_LD_MAX_ENTRIES) {
+        l->cut = true;
+        return true;
+    }
+    size_t count = (size_t)l->count;
+    if (!push((void ***)&l->dirs, &count, cap, d))
+        return false;
+    d->mark = s->lists;
+    l->count = (int)count;
+    return true;
+}
+
+/* A new empty list, owned by the search; NULL when out of memory. */
+static sc_ld_list *list_begin(sc_ld_search *s)
+{
+    s->lists++; /* a new mark: each directory once in this list */
+    return own(s, calloc(1, sizeof(sc_ld_list)));
+}
+
+/* Hands the filled list l over to the search, noting a cut; NULL when anything failed. */
+static sc_ld_list *list_end(sc_ld_search *s, sc_ld_list *l, bool ok, const char *source)
+{
+    if (l && l->dirs && !own(s, l->dirs))
+        ok = false;
+    if (!ok)
+        return NULL;
+    if (l->cut)
+        note_cut(s, source, l->entries);
+    return l;
+}
+
+sc_ld_list *sc_ld_search_parse(sc_ld_search *s, const char *list, const char *seps,
+                               const char *origin, const char *source)
+{
+    sc_ld_list *l = list_begin(s);
+    size_t cap = 0;
+    bool ok = l != NULL;
+    for (const char *p = list; ok && p;) {
+        size_t len = strcspn(p, seps);
+        l->entries++;
+        ok = l->cut || add_entry(s, l, &cap, p, len, origin);
+        p = p[len] ? p + len + 1 : NULL;
+    }
+    return list_end(s, l, ok, source);
+}
+
+sc_ld_list *sc_ld_search_env(sc_ld_search *s, const char *list, const char *origin)
+{
+    if (!s->env || s->env_text != list || s->env_origin != origin) {
+        s->env = sc_ld_search_parse(s, list, ":;", origin, "LD_LIBRARY_PATH");
+        s->env_text = list;
+        s->env_origin = origin;
+    }
+    return s->env;
+}
+
+sc_ld_list *sc_ld_search_defaults(sc_ld_search *s, const char *const *dirs)
+{
+    if (s->defaults && s->defaults_from == dirs)
+        return s->defaults;
+    sc_ld_list *l = list_begin(s);
+    size_t cap = 0;
+    bool ok = l != NULL;
+    for (int i = 0; ok && dirs[i]; i++) {
+        l->entries++;
+        ok = l->cut || add_entry(s, l, &cap, dirs[i], strlen(dirs[i]), NULL);
+    }
+    s->defaults = list_end(s, l, ok, "the default directories");
+    s->defaults_from = dirs;
+    return s->defaults;
+}
+
+int sc_ld_search_prepare(sc_ld_search *s, sc_ld_object *obj)
+{
+    struct sc_ld_lists *pair = own(s, calloc(1, sizeof *pair));
+    char source[PATH_MAX + 32];
+    const char *name = obj->name ? obj->name : "?";
+    if (!pair)
+        return -ENOMEM;
+    snprintf(source, sizeof source, "RPATH of %s", name);
+    if (obj->rpath && !(pair->rpath = sc_ld_search_parse(s, obj->rpath, ":", obj->origin, source)))
+        return -ENOMEM;
+    snprintf(source, sizeof source, "RUNPATH of %s", name);
+    if (obj->runpath &&
+        !(pair->runpath = sc_ld_search_parse(s, obj->runpath, ":", obj->origin, source)))
+        return -ENOMEM;
+    obj->lists = pair;
+    return 0;
+}
+
+static int spend(sc_ld_search *s, const char *what)
+{
+    if (!s->budget.spent)
+        s->budget.spent = what;
+    return -EDQUOT;
+}
+
+bool sc_ld_search_charge(sc_ld_search *s)
+{
+    if (s->budget.spent)
+        return false;
+    if (s->budget.checks >= SC_LD_MAX_CHECKS) {
+        spend(s, "file-system checks");
+        return false;
+    }
+    s->budget.checks++;
+    return true;
+}
+
+/* ld.so's test: a directory it cannot stat as a directory holds nothing. Any other answer
+ * (permission denied among them) leaves each name to be opened. */
+static void check_dir(sc_ld_search *s, sc_ld_dir *d)
+{
+    struct stat st;
+    int rc = sc_root_stat(s->root, d->path, &st, true);
+    bool absent = rc == -ENOENT || rc == -ENOTDIR || (rc == 0 && !S_ISDIR(st.st_mode));
+    d->state = absent ? SC_DIR_ABSENT : SC_DIR_PRESENT;
+}
+
+int sc_ld_search_may_hold(sc_ld_search *s, sc_ld_dir *d, const char *name)
+{
+    if (s->budget.spent)
+        return -EDQUOT;
+    if (++s->budget.steps > SC_LD_MAX_STEPS)
+        return spend(s, "search steps");
+    if (d->state == SC_DIR_UNKNOWN) {
+        if (!sc_ld_search_charge(s))
+            return -EDQUOT;
+        check_dir(s, d);
+    }
+    if (d->state == SC_DIR_LISTED)
+        return sc_symset_has(&d->names, name);
+    return d->state == SC_DIR_PRESENT;
+}
+
+/* Reads the names of d into a NUL-separated buffer; false when it cannot be read, is too large
+ * or the budget runs out. */
+static bool read_names(sc_ld_search *s, DIR *dir, sc_buf *names, size_t *count)
+{
+    struct dirent *e;
+    *count = 0;
+    for (;;) {
+        errno = 0;
+        if ((e = readdir(dir)) == NULL)
+            return errno == 0 && !names->oom;
+        if (++*count > LIST_MAX_NAMES || (*count % NAMES_PER_CHECK == 0 && !sc_ld_search_charge(s)))
+            return false;
+        sc_buf_append(names, e->d_name, strlen(e->d_name) + 1);
+    }
+}
+
+/* Lists d once, so the names it lacks cost no open from now on. */
+static void list_dir(sc_ld_search *s, sc_ld_dir *d)
+{
+    sc_buf names;
+    size_t count;
+    DIR *dir = sc_ld_search_charge(s) ? sc_root_opendir(s->root, d->path) : NULL;
+    d->unlistable = true; /* unless all goes well */
+    if (!dir)
+        return;
+    sc_buf_init(&names);
+    bool ok = read_names(s, dir, &names, &count);
+    closedir(dir);
+    for (size_t i = 0, at = 0; ok && i < count; i++) {
+        ok = sc_symset_add(&d->names, names.data + at) == 0;
+        at += strlen(names.data + at) + 1;
+    }
+    if (!ok) {
+        sc_symset_free(&d->names);
+        sc_buf_free(&names);
+        return;
+    }
+    d->store = names.data;
+    d->state = SC_DIR_LISTED;
+    d->unlistable = false;
+}
+
+void sc_ld_search_missed(sc_ld_search *s, sc_ld_dir *d)
+{
+    if (d->state == SC_DIR_PRESENT && !d->unlistable && ++d->misses == LIST_AFTER_MISSES)
+        list_dir(s, d);
+}
+
+void sc_ld_search_gave_up(sc_ld_search *s, const char *name)
+{
+    sc_ld_budget *b = &s->budget;
+    size_t used = strlen(b->given_up);
+    if (b->gave_up++ < 8)
+        snprintf(b->given_up + used, sizeof b->given_up - used, "%s%s", used ? ", " : "", name);
+}
