@@ -4,16 +4,18 @@
 #include <string.h>
 
 #include "probes.h"
+#include "sc_facts.h"
+#include "sc_json.h"
 #include "sc_libs.h"
 
-/* The real path of the HIP runtime in runtime.hip's facts, or NULL. */
+/* The real path of the HIP runtime in runtime.hip's facts (the one it loaded, else the loader's
+ * pick), or NULL. */
 static const char *runtime_path(const sc_ctx *ctx)
 {
-    const cJSON *facts = sc_ctx_facts(ctx, "runtime.hip");
-    static const char *const keys[] = {"runtime", "runtime_library", "library"};
+    const cJSON *facts = sc_ctx_facts(ctx, SC_PROBE_RUNTIME_HIP);
+    static const char *const keys[] = {SC_FACT_RUNTIME, SC_FACT_RUNTIME_LIBRARY};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const cJSON *o = cJSON_GetObjectItem(facts, keys[i]);
-        const char *p = cJSON_GetStringValue(cJSON_GetObjectItem(o, "realpath"));
+        const char *p = sc_json_str(sc_json_member(facts, keys[i]), SC_FACT_REALPATH);
         if (p && *p)
             return p;
     }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_facts.h"
 #include "sc_torch.h"
 #include "sc_util.h"
 
@@ -10,9 +11,10 @@
  * picked (facts.runtime_library). */
 static const char *runtime_hip_library(const sc_ctx *ctx)
 {
-    const cJSON *f = sc_ctx_facts(ctx, "runtime.hip");
-    const char *loaded = sc_json_str(sc_json_member(f, "runtime"), "realpath");
-    return loaded ? loaded : sc_json_str(sc_json_member(f, "runtime_library"), "realpath");
+    const cJSON *f = sc_ctx_facts(ctx, SC_PROBE_RUNTIME_HIP);
+    const char *loaded = sc_json_str(sc_json_member(f, SC_FACT_RUNTIME), SC_FACT_REALPATH);
+    return loaded ? loaded
+                  : sc_json_str(sc_json_member(f, SC_FACT_RUNTIME_LIBRARY), SC_FACT_REALPATH);
 }
 
 /* A GPU runtime installed on the machine: what the runtime layer loaded, else a known file. */
@@ -24,12 +26,12 @@ static bool runtime_installed(const sc_ctx *ctx, char *evidence, size_t size)
                                         "libcuda.so.1"};
     char path[PATH_MAX], real[PATH_MAX];
     const char *lib = runtime_hip_library(ctx);
-    const char *version =
-        sc_json_str(sc_json_member(sc_ctx_facts(ctx, "runtime.hip"), "runtime"), "version");
-    const cJSON *cuda = sc_ctx_facts(ctx, "runtime.cuda");
-    const char *cuda_lib = sc_json_str(sc_json_member(cuda, "driver_api"), "realpath");
+    const char *version = sc_json_str(
+        sc_json_member(sc_ctx_facts(ctx, SC_PROBE_RUNTIME_HIP), SC_FACT_RUNTIME), SC_FACT_VERSION);
+    const cJSON *cuda = sc_ctx_facts(ctx, SC_PROBE_RUNTIME_CUDA);
+    const char *cuda_lib = sc_json_str(sc_json_member(cuda, SC_FACT_DRIVER_API), SC_FACT_REALPATH);
     if (!cuda_lib)
-        cuda_lib = sc_json_str(sc_json_member(cuda, "driver_library"), "realpath");
+        cuda_lib = sc_json_str(sc_json_member(cuda, SC_FACT_DRIVER_LIBRARY), SC_FACT_REALPATH);
     if (lib) {
         sc_fmt(evidence, size, "the runtime layer loaded HIP %s (%s)", version ? version : "?",
                lib);

@@ -4,12 +4,14 @@
 #include <string.h>
 
 #include "libs_internal.h"
+#include "sc_facts.h"
+#include "sc_json.h"
 
 static int archs_from(const cJSON *facts, const char *key, const char **archs, int n, int max)
 {
     const cJSON *d;
-    cJSON_ArrayForEach (d, cJSON_GetObjectItem(facts, "devices")) {
-        const char *a = cJSON_GetStringValue(cJSON_GetObjectItem(d, key));
+    cJSON_ArrayForEach (d, sc_json_member(facts, SC_FACT_DEVICES)) {
+        const char *a = sc_json_str(d, key);
         bool dup = false;
         for (int i = 0; a && i < n; i++)
             dup |= strcmp(archs[i], a) == 0;
@@ -25,9 +27,9 @@ int sc_libs_run_archs(const sc_ctx *ctx, const char **archs, int max)
     for (int i = 0; i < ctx->opt->archs.count && n < max; i++)
         archs[n++] = ctx->opt->archs.items[i];
     if (n == 0)
-        n = archs_from(sc_ctx_facts(ctx, "runtime.hip"), "arch", archs, n, max);
+        n = archs_from(sc_ctx_facts(ctx, SC_PROBE_RUNTIME_HIP), SC_FACT_ARCH, archs, n, max);
     if (n == 0)
-        n = archs_from(sc_ctx_facts(ctx, "driver.amd"), "gfx_target", archs, n, max);
+        n = archs_from(sc_ctx_facts(ctx, SC_PROBE_DRIVER_AMD), SC_FACT_GFX_TARGET, archs, n, max);
     return n;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sc_runner.h"
+#include "sc_snapshot.h"
 
 /* Runs table (NULL-terminated) on the live system with the given per-probe deadline (0: each
  * probe's own); returns the JSON of probe want_id, owned by *snap (the caller deletes *snap). */
@@ -20,7 +21,10 @@ static cJSON *sc_test_run_table(const sc_probe *const *table, double timeout_s, 
     sc_root root = {.dirfd = -1, .is_host = true};
     snprintf(root.path, sizeof root.path, "/");
     *snap = cJSON_CreateObject();
-    sc_run_probes(table, &opt, &root, *snap);
+    sc_run_state rs;
+    sc_run_probes(table, &opt, &root, NULL, &rs);
+    sc_snapshot_add_run(*snap, &rs);
+    sc_run_state_free(&rs);
     const cJSON *layer, *p;
     cJSON_ArrayForEach (layer, cJSON_GetObjectItem(*snap, "layers"))
         cJSON_ArrayForEach (p, cJSON_GetObjectItem(layer, "probes"))

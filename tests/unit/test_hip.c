@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "probes.h"
+#include "run_state_fixture.h"
 #include "sc_hip_api.h"
 #include "sc_hip_inventory.h"
 
@@ -444,13 +445,13 @@ static sc_result run_probe(const char *mode, const char *layers_json, const char
     sc_root root;
     sc_error err;
     assert_int_equal(sc_root_open(&root, root_dir, &err), 0);
-    cJSON *layers = cJSON_Parse(layers_json);
-    assert_non_null(layers);
-    sc_ctx ctx = {.opt = &opt, .root = &root, .offline = false, .layers = layers};
+    sc_test_run t;
+    sc_test_run_from_json(&t, layers_json);
+    sc_ctx ctx = {.opt = &opt, .root = &root, .offline = false, .run = &t.rs};
     sc_result res;
     assert_int_equal(sc_result_init(&res), 0);
     sc_probe_runtime_hip.run(&ctx, &res);
-    cJSON_Delete(layers);
+    sc_test_run_free(&t);
     sc_root_close(&root);
     return res;
 }

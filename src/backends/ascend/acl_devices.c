@@ -65,7 +65,8 @@ static void record_versions(sc_acl_run *r)
 static void report_no_device(sc_acl_run *r, const char *why)
 {
     char evidence[1024], var[300];
-    sc_accel_driver_evidence(r->ctx, "driver.ascend", "NPU(s)", "model", evidence, sizeof evidence);
+    sc_accel_driver_evidence(r->ctx, SC_PROBE_DRIVER_ASCEND, "NPU(s)", SC_FACT_MODEL, evidence,
+                             sizeof evidence);
     if (sc_accel_visibility_vars(getenv, visibility_names, true, var, sizeof var) > 0)
         sc_finding(r->res, "acl.devices-hidden", SC_SEV_ERROR,
                    "unset ASCEND_RT_VISIBLE_DEVICES / ASCEND_VISIBLE_DEVICES or give them device "
