@@ -19,11 +19,6 @@
 #define C_DIM "\033[2m"
 #define C_BOLD "\033[1m"
 
-static const char *get_str(const cJSON *obj, const char *key)
-{
-    return sc_json_str(obj, key);
-}
-
 static const char *status_color(sc_status st)
 {
     if (st == SC_STATUS_PASS)
@@ -75,8 +70,8 @@ static const char *device_kind(const cJSON *dev, sc_backend backend)
     for (const sc_backend_desc *const *b = sc_backends; *b; b++) {
         const sc_backend_desc *desc = own ? own : *b;
         for (size_t i = 0; desc->arch_facts && desc->arch_facts[i]; i++)
-            if (get_str(dev, desc->arch_facts[i]))
-                return get_str(dev, desc->arch_facts[i]);
+            if (sc_json_str(dev, desc->arch_facts[i]))
+                return sc_json_str(dev, desc->arch_facts[i]);
         if (own)
             break;
     }
@@ -140,17 +135,17 @@ static void print_header(FILE *out, const cJSON *snap)
 {
     const cJSON *host = sc_json_member(snap, "host");
     sc_term_printf(out, "stackcheck %.*s", 100,
-                   get_str(sc_json_member(snap, "tool"), "version") ?: "?");
-    const char *os = get_str(sc_json_member(host, "os"), "pretty_name");
+                   sc_json_str(sc_json_member(snap, "tool"), "version") ?: "?");
+    const char *os = sc_json_str(sc_json_member(host, "os"), "pretty_name");
     if (os)
         sc_term_printf(out, " | %.*s", 100, os);
-    if (get_str(host, "kernel"))
-        sc_term_printf(out, " | kernel %.*s", 100, get_str(host, "kernel"));
+    if (sc_json_str(host, "kernel"))
+        sc_term_printf(out, " | kernel %.*s", 100, sc_json_str(host, "kernel"));
     const cJSON *container = sc_json_member(host, "container");
     if (cJSON_IsTrue(sc_json_member(container, "detected")))
-        sc_term_printf(out, " | container %.*s", 100, get_str(container, "kind") ?: "?");
-    if (get_str(snap, "sysroot"))
-        sc_term_printf(out, " | sysroot %.*s", 500, get_str(snap, "sysroot"));
+        sc_term_printf(out, " | container %.*s", 100, sc_json_str(container, "kind") ?: "?");
+    if (sc_json_str(snap, "sysroot"))
+        sc_term_printf(out, " | sysroot %.*s", 500, sc_json_str(snap, "sysroot"));
     fputs("\n\n", out);
 }
 

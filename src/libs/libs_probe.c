@@ -56,7 +56,7 @@ void sc_libs_probe_file_cached(const sc_ctx *ctx, sc_result *res, const char *pa
         return;
     }
     cJSON *f;
-    cJSON_ArrayForEach (f, cJSON_GetObjectItem(file, "findings"))
+    cJSON_ArrayForEach (f, sc_json_member(file, "findings"))
         cJSON_AddItemToArray(res->findings, cJSON_Duplicate(f, true));
     cJSON_AddItemToArray(files, file);
 }
