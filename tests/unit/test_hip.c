@@ -508,7 +508,7 @@ static void test_probe_devices_hidden(void **state)
     (void)state;
     require_stub();
     setenv("HIP_VISIBLE_DEVICES", "5", 1);
-    sc_result res = run_probe("nodevice", driver_two, "/tmp");
+    sc_result res = run_probe("no-device", driver_two, "/tmp");
     unsetenv("HIP_VISIBLE_DEVICES");
     const char *msg = finding_message(&res, "hip.devices-hidden");
     assert_non_null(msg);
@@ -516,7 +516,7 @@ static void test_probe_devices_hidden(void **state)
     assert_non_null(strstr(msg, "driver.amd sees 2 devices"));
     assert_null(finding_message(&res, "hip.no-device"));
     sc_result_free(&res);
-    res = run_probe("nodevice", driver_two, "/tmp"); /* nothing set: no-device, driver evidence */
+    res = run_probe("no-device", driver_two, "/tmp"); /* nothing set: no-device, driver evidence */
     msg = finding_message(&res, "hip.no-device");
     assert_non_null(msg);
     assert_non_null(strstr(msg, "gfx90a at 0000:c1:00.0"));
