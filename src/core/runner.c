@@ -118,6 +118,23 @@ static bool relevant(const sc_probe *p, const sc_probe *q)
            q->backend == p->backend;
 }
 
+/* True when probe belongs to a backend and every lower probe of that backend found it absent (not
+ * applicable): the probe does not apply either, whatever backend-neutral probes below say. */
+static bool backend_absent_below(const sc_probe *probe, const sc_run_state *rs)
+{
+    int own = 0, absent = 0;
+    for (size_t k = 0; probe->backend != SC_BACKEND_NONE && k < rs->count; k++) {
+        const sc_outcome *q = sc_run_state_at(rs, k);
+        if (q->probe->layer >= probe->layer)
+            break;
+        if (q->phase != SC_OUTCOME_FINAL || q->probe->backend != probe->backend)
+            continue;
+        own++;
+        absent += q->status == SC_STATUS_SKIP && !q->applicable;
+    }
+    return own > 0 && absent == own;
+}
+
 bool sc_gate_blocks(const sc_probe *probe, const sc_ctx *ctx, char *why, size_t size,
                     bool *not_applicable)
 {
@@ -126,30 +143,24 @@ bool sc_gate_blocks(const sc_probe *probe, const sc_ctx *ctx, char *why, size_t 
         snprintf(why, size, "offline (--sysroot)");
         return true;
     }
-    int seen = 0, absent = 0;
+    if (backend_absent_below(probe, ctx->run)) {
+        *not_applicable = true;
+        snprintf(why, size, "no %s device: the layers below do not apply",
+                 sc_backend_name(probe->backend));
+        return true;
+    }
     for (size_t k = 0; k < ctx->run->count; k++) {
         const sc_outcome *q = sc_run_state_at(ctx->run, k);
         if (q->probe->layer >= probe->layer)
             break; /* only the layers below gate a probe, never its siblings */
         if (q->phase != SC_OUTCOME_FINAL || !relevant(probe, q->probe))
             continue;
-        seen++;
-        if (q->status == SC_STATUS_PASS || q->status == SC_STATUS_WARN || q->offline)
-            continue;
-        if (q->status == SC_STATUS_SKIP && !q->applicable) {
-            absent++;
-            continue;
-        }
-        if (ctx->opt->keep_going)
+        bool passed = q->status == SC_STATUS_PASS || q->status == SC_STATUS_WARN || q->offline;
+        bool absent = q->status == SC_STATUS_SKIP && !q->applicable;
+        if (passed || absent || ctx->opt->keep_going)
             continue;
         snprintf(why, size, "%s %s", q->probe->id,
                  q->status == SC_STATUS_SKIP ? "was skipped" : "did not pass");
-        return true;
-    }
-    if (probe->backend != SC_BACKEND_NONE && seen > 0 && absent == seen) {
-        *not_applicable = true;
-        snprintf(why, size, "no %s device: the layers below do not apply",
-                 sc_backend_name(probe->backend));
         return true;
     }
     return false;

@@ -328,6 +328,50 @@ static void test_inventory_always_collected(void **state)
     cJSON_Delete(snap);
 }
 
+static const sc_probe p_driver_neutral_fail = {
+    .id = "driver.any", .layer = SC_LAYER_DRIVER, .backend = SC_BACKEND_NONE, .run = run_fail};
+static const sc_probe p_driver_neutral_pass = {
+    .id = "driver.any", .layer = SC_LAYER_DRIVER, .backend = SC_BACKEND_NONE, .run = run_pass};
+static const sc_probe p_driver_nv_absent = {.id = "driver.nvabsent",
+                                            .layer = SC_LAYER_DRIVER,
+                                            .backend = SC_BACKEND_NVIDIA,
+                                            .run = run_absent};
+
+/* A backend-neutral driver probe gates everything above it, but a vendor probe whose backend is
+ * absent below stays not applicable, whatever the neutral probe found. */
+static void test_neutral_driver_probe(void **state)
+{
+    (void)state;
+    const sc_probe *failing[] = {&p_driver_neutral_fail,
+                                 &p_driver_nv_absent,
+                                 &p_driver_pass,
+                                 &p_rt_nv,
+                                 &p_rt_amd,
+                                 &p_fw_any,
+                                 NULL};
+    for (int keep_going = 0; keep_going <= 1; keep_going++) {
+        cJSON *snap;
+        run_table(failing, keep_going, false, &snap);
+        cJSON *nv = probe_json(snap, "runtime.nv");
+        assert_string_equal(field(nv, "status"), "skip");
+        assert_true(cJSON_IsFalse(cJSON_GetObjectItem(nv, "applicable")));
+        assert_string_equal(field(nv, "reason"), "no nvidia device: the layers below do not apply");
+        cJSON *amd = probe_json(snap, "runtime.amd");
+        assert_string_equal(field(amd, "status"), keep_going ? "pass" : "skip");
+        if (!keep_going) {
+            assert_string_equal(field(amd, "reason"), "driver.any did not pass");
+            assert_string_equal(field(probe_json(snap, "framework.any"), "reason"),
+                                "driver.any did not pass");
+        }
+        cJSON_Delete(snap);
+    }
+    const sc_probe *passing[] = {&p_driver_neutral_pass, &p_driver_nv_absent, &p_rt_nv, NULL};
+    cJSON *snap;
+    run_table(passing, false, false, &snap);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(probe_json(snap, "runtime.nv"), "applicable")));
+    cJSON_Delete(snap);
+}
+
 /* Reads the run so far through the typed accessors into its facts. */
 static void run_reader(const sc_ctx *ctx, sc_result *res)
 {
@@ -540,6 +584,7 @@ int main(void)
         cmocka_unit_test(test_flooding_output_is_bounded),
         cmocka_unit_test(test_isolate_outcomes),
         cmocka_unit_test(test_inventory_always_collected),
+        cmocka_unit_test(test_neutral_driver_probe),
         cmocka_unit_test(test_ctx_reads_final_outcomes),
         cmocka_unit_test(test_observer_hears_each_outcome),
         cmocka_unit_test(test_outcomes_independent_of_fill_order),
