@@ -3,11 +3,18 @@
 #include "probes.h"
 
 const sc_probe *const sc_probes[] = {
-    &sc_probe_driver_devices,  &sc_probe_driver_amd,
-    &sc_probe_driver_nvidia,   &sc_probe_driver_ascend,
-    &sc_probe_runtime_hip,     &sc_probe_runtime_cuda,
-    &sc_probe_runtime_acl,     &sc_probe_libraries_hip,
-    &sc_probe_libraries_torch, &sc_probe_libraries_ext,
-    &sc_probe_framework_torch, &sc_probe_app_smoke,
-    &sc_probe_app_script,      NULL,
+    &sc_probe_driver_devices, /* the census first: it gates every probe above */
+    &sc_probe_driver_amd,
+    &sc_probe_driver_nvidia,
+    &sc_probe_driver_ascend,
+    &sc_probe_runtime_hip,
+    &sc_probe_runtime_cuda,
+    &sc_probe_runtime_acl,
+    &sc_probe_libraries_hip,
+    &sc_probe_libraries_torch,
+    &sc_probe_libraries_ext,
+    &sc_probe_framework_torch,
+    &sc_probe_app_smoke,
+    &sc_probe_app_script,
+    NULL,
 };
