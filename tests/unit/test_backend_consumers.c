@@ -269,11 +269,13 @@ static void test_libs_archs_from_descriptors(void **state)
 {
     (void)state;
     const char *const ids[] = {"driver.amd", "runtime.cuda", "driver.nvidia", NULL};
-    const char *const facts[] = {
+    /* an old kernel's node without gfx_target: its KFD name is no arch */
+    static const char amd_devices[] =
         "{\"devices\":[{\"gfx_target\":\"gfx90a\",\"name\":\"aldebaran\"},"
-        "{\"gfx_target\":null,\"name\":\"ip discovery\"},{\"gfx_target\":\"gfx90a\"}]}",
-        "{\"devices\":[{\"name\":\"NVIDIA H200\",\"arch\":\"sm_90\"}]}",
-        "{\"devices\":[{\"model\":\"NVIDIA H200\"}]}"};
+        "{\"gfx_target\":null,\"name\":\"ip discovery\"},{\"gfx_target\":\"gfx90a\"}]}";
+    const char *const facts[] = {amd_devices,
+                                 "{\"devices\":[{\"name\":\"NVIDIA H200\",\"arch\":\"sm_90\"}]}",
+                                 "{\"devices\":[{\"model\":\"NVIDIA H200\"}]}"};
     sc_options opt;
     sc_options_init(&opt);
     sc_ctx ctx = {.opt = &opt, .layers = layers_with(ids, facts)};
