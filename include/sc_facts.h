@@ -1,17 +1,11 @@
-/* The names one probe uses to read another's outcome: the probe ids it asks for and the fact keys
- * it reads in their facts (through sc_ctx_facts, sc_json_member and sc_json_str). A key here is a
- * contract between the probe that writes it and the probes that read it; the snapshot schema and
- * `stackcheck diff` read the same keys. tests/integration/test_conformance.py checks that each
- * key is where its readers look. */
+/* The fact keys one probe reads in another's facts (through sc_ctx_facts, sc_json_member and
+ * sc_json_str). A key here is a contract between the probe that writes it and the probes that read
+ * it; the snapshot schema and `stackcheck diff` read the same keys. The probes to read are named by
+ * the backend descriptors (driver_probe, runtime_probe), and so are the keys that vary by backend
+ * (arch_facts, runtime_library_facts). tests/integration/test_conformance.py checks that each key
+ * is where its readers look. */
 #ifndef SC_FACTS_H
 #define SC_FACTS_H
-
-/* Probes whose outcomes other probes read. */
-#define SC_PROBE_DRIVER_AMD "driver.amd"
-#define SC_PROBE_DRIVER_NVIDIA "driver.nvidia"
-#define SC_PROBE_DRIVER_ASCEND "driver.ascend"
-#define SC_PROBE_RUNTIME_HIP "runtime.hip"
-#define SC_PROBE_RUNTIME_CUDA "runtime.cuda"
 
 /* Device lists: facts.devices of the driver and runtime probes, an array of objects. */
 #define SC_FACT_DEVICES "devices"
@@ -24,11 +18,7 @@
 /* driver.nvidia: the kernel module's version. */
 #define SC_FACT_DRIVER_VERSION "driver_version"
 
-/* Runtime libraries: objects with a realpath and a version. */
-#define SC_FACT_RUNTIME "runtime"                 /* runtime.hip: the library it loaded */
-#define SC_FACT_RUNTIME_LIBRARY "runtime_library" /* runtime.hip: the loader's pick */
-#define SC_FACT_DRIVER_API "driver_api"           /* runtime.cuda: the libcuda it loaded */
-#define SC_FACT_DRIVER_LIBRARY "driver_library"   /* runtime.cuda: the loader's pick */
+/* In a runtime probe's library objects (the descriptor's runtime_library_facts). */
 #define SC_FACT_REALPATH "realpath"
 #define SC_FACT_VERSION "version"
 

@@ -118,23 +118,35 @@ static bool relevant(const sc_probe *p, const sc_probe *q)
            q->backend == p->backend;
 }
 
-/* True when probe belongs to a backend and every lower probe of that backend found it absent (not
- * applicable): the probe does not apply either, whatever backend-neutral probes below say. */
-static bool backend_absent_below(const sc_probe *probe, const sc_run_state *rs)
+/* What the relevant probes below say: how many of the probe's own backend ran and how many of
+ * those found their hardware absent, whether a backend-neutral one did not pass, and the first
+ * that blocks. */
+typedef struct {
+    int own, own_absent;
+    bool neutral_failed;
+    const sc_outcome *blocker; /* the first relevant outcome that did not pass, NULL when none */
+} gate_tally;
+
+static void tally_outcome(const sc_probe *probe, const sc_outcome *q, gate_tally *t)
 {
-    int own = 0, absent = 0;
-    for (size_t k = 0; probe->backend != SC_BACKEND_NONE && k < rs->count; k++) {
-        const sc_outcome *q = sc_run_state_at(rs, k);
-        if (q->probe->layer >= probe->layer)
-            break;
-        if (q->phase != SC_OUTCOME_FINAL || q->probe->backend != probe->backend)
-            continue;
-        own++;
-        absent += q->status == SC_STATUS_SKIP && !q->applicable;
+    bool neutral = q->probe->backend == SC_BACKEND_NONE;
+    bool own = probe->backend != SC_BACKEND_NONE && !neutral;
+    t->own += own;
+    if (q->status == SC_STATUS_PASS || q->status == SC_STATUS_WARN || q->offline)
+        return;
+    if (q->status == SC_STATUS_SKIP && !q->applicable) {
+        t->own_absent += own;
+        return;
     }
-    return own > 0 && absent == own;
+    t->neutral_failed |= neutral;
+    if (!t->blocker)
+        t->blocker = q;
 }
 
+/* A backend probe whose own probes below all found no hardware does not apply, whatever failed
+ * beside it. The one exception is --keep-going when a backend-neutral probe below did not pass
+ * (driver.devices saw no accelerator at all): then no backend is known to be absent, and the probe
+ * runs like every other probe above a failure. */
 bool sc_gate_blocks(const sc_probe *probe, const sc_ctx *ctx, char *why, size_t size,
                     bool *not_applicable)
 {
@@ -143,27 +155,26 @@ bool sc_gate_blocks(const sc_probe *probe, const sc_ctx *ctx, char *why, size_t 
         snprintf(why, size, "offline (--sysroot)");
         return true;
     }
-    if (backend_absent_below(probe, ctx->run)) {
+    gate_tally t = {0};
+    for (size_t k = 0; k < ctx->run->count; k++) {
+        const sc_outcome *q = sc_run_state_at(ctx->run, k);
+        if (q->probe->layer >= probe->layer)
+            break; /* only the layers below gate a probe, never its siblings */
+        if (q->phase == SC_OUTCOME_FINAL && relevant(probe, q->probe))
+            tally_outcome(probe, q, &t);
+    }
+    bool waived = ctx->opt->keep_going && t.neutral_failed;
+    if (t.own > 0 && t.own_absent == t.own && !waived) {
         *not_applicable = true;
         snprintf(why, size, "no %s device: the layers below do not apply",
                  sc_backend_name(probe->backend));
         return true;
     }
-    for (size_t k = 0; k < ctx->run->count; k++) {
-        const sc_outcome *q = sc_run_state_at(ctx->run, k);
-        if (q->probe->layer >= probe->layer)
-            break; /* only the layers below gate a probe, never its siblings */
-        if (q->phase != SC_OUTCOME_FINAL || !relevant(probe, q->probe))
-            continue;
-        bool passed = q->status == SC_STATUS_PASS || q->status == SC_STATUS_WARN || q->offline;
-        bool absent = q->status == SC_STATUS_SKIP && !q->applicable;
-        if (passed || absent || ctx->opt->keep_going)
-            continue;
-        snprintf(why, size, "%s %s", q->probe->id,
-                 q->status == SC_STATUS_SKIP ? "was skipped" : "did not pass");
-        return true;
-    }
-    return false;
+    if (!t.blocker || ctx->opt->keep_going)
+        return false;
+    snprintf(why, size, "%s %s", t.blocker->probe->id,
+             t.blocker->status == SC_STATUS_SKIP ? "was skipped" : "did not pass");
+    return true;
 }
 
 /* Adds the probe's passive inventory to res without changing its status or reason. */

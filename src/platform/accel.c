@@ -350,6 +350,8 @@ void sc_accel_driver_evidence(const sc_ctx *ctx, const char *probe_id, const cha
     sc_finding_view v = {0};
     const cJSON *err = o ? sc_outcome_first_finding(o, SC_SEV_ERROR) : NULL;
     const char *why = err && sc_finding_read(err, &v) ? v.message : NULL;
+    if (!why && o) /* a skipped driver probe says why in its reason */
+        why = o->reason;
     sc_fmt(buf, size, "%s: %s%s%s", probe_id,
            st == SC_STATUS_UNSET ? "did not run" : sc_status_name(st), why ? ", " : "",
            why ? why : "");

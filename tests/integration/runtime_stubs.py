@@ -1,5 +1,6 @@
-"""Runs the real binary so that a runtime probe works against its stub library (tests/stubs), the
-stub's behaviour in SC_<NAME>_MODE (tests/stubs/stub_mode.h). AMD: --hip-library names the stub,
+"""How the conformance table (test_conformance.py) runs the real binary so that a backend's runtime
+probe works against its stub library (tests/stubs), the stub's behaviour in SC_<NAME>_MODE
+(tests/stubs/stub_mode.h). AMD: --hip-library names the stub,
 on the live machine, whose driver layer has no AMD device to compare with. NVIDIA and Ascend: the
 runtime probes only run where the driver layer sees their devices, which this machine lacks, so the
 binary runs in a private mount namespace where a fixture's PCI devices, /sys/module, /proc/driver
@@ -124,21 +125,3 @@ class Backend:
             return sclib.run(["--keep-going"] + list(args), env=full)
         finally:
             sclib.STACKCHECK = real
-
-
-AMD = Backend("amd", "runtime.hip", "hipstub",
-              ("LD_LIBRARY_PATH", "ROCM_PATH", "HIP_PATH", "HIP_VISIBLE_DEVICES",
-               "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
-               "HSA_OVERRIDE_GFX_VERSION"))
-NVIDIA = Backend("nvidia", "runtime.cuda", "cudastub",
-                 ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES",
-                  "SC_CUDASTUB_DEVICES"),
-                 fixture="nvidia-h200", libfile="libcuda.so.550.127.05", links=("libcuda.so.1",),
-                 nvrtc_links=("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2",
-                              "libnvrtc.so"),
-                 vendor="0x10de")
-ASCEND = Backend("ascend", "runtime.acl", "aclstub",
-                 ("LD_LIBRARY_PATH", "ASCEND_RT_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES"),
-                 fixture="ascend-910b", libfile="libascendcl.so", vendor="0x19e5",
-                 node="/dev/davinci0")
-BACKENDS = {b.name: b for b in (AMD, NVIDIA, ASCEND)}

@@ -1,9 +1,9 @@
 """The runtime conformance table: {backend, stub behaviour} -> {status, findings, evidence}, run
-with the real binary against the stub runtimes (see runtime_stubs.py for how each backend's runtime
-probe is reached). Every backend acts out the shared behaviours (ok, no-device, error, crash, hang,
-garbage, permission: tests/stubs/stub_mode.h) and its runtime's own; a new backend gets these tests
-by adding its Backend and its rows. Also checks that the fact keys one probe reads in another's
-facts (include/sc_facts.h) are where the readers look."""
+with the real binary against the stub runtimes (each backend's Backend below says how its runtime
+probe is reached; runtime_stubs.py does it). Every backend acts out the shared behaviours (ok,
+no-device, error, crash, hang, garbage, permission: tests/stubs/stub_mode.h) and its runtime's own;
+a new backend gets these tests by adding its Backend and its rows. Also checks that the fact keys
+one probe reads in another's facts (include/sc_facts.h) are where the readers look."""
 import os
 import re
 
@@ -12,6 +12,26 @@ import sclib
 from sclib import unittest
 
 MARGIN = 15 if sclib.SANITIZED else 5  # sanitizer builds start slower
+
+
+# How each backend's runtime probe is reached: the stub, the variables a run clears, and for a
+# backend this machine lacks, the fixture whose driver view the namespace mounts and the names the
+# stub takes on LD_LIBRARY_PATH.
+AMD = runtime_stubs.Backend(
+    "amd", "runtime.hip", "hipstub",
+    ("LD_LIBRARY_PATH", "ROCM_PATH", "HIP_PATH", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+     "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "HSA_OVERRIDE_GFX_VERSION"))
+NVIDIA = runtime_stubs.Backend(
+    "nvidia", "runtime.cuda", "cudastub",
+    ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "SC_CUDASTUB_DEVICES"),
+    fixture="nvidia-h200", libfile="libcuda.so.550.127.05", links=("libcuda.so.1",),
+    nvrtc_links=("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"),
+    vendor="0x10de")
+ASCEND = runtime_stubs.Backend(
+    "ascend", "runtime.acl", "aclstub",
+    ("LD_LIBRARY_PATH", "ASCEND_RT_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES"),
+    fixture="ascend-910b", libfile="libascendcl.so", vendor="0x19e5", node="/dev/davinci0")
+BACKENDS = {b.name: b for b in (AMD, NVIDIA, ASCEND)}
 
 
 class Expect:
@@ -226,20 +246,20 @@ def run_row(row):
     """The run of row (made once per test process)."""
     key = (row.backend, row.behaviour, row.args, tuple(sorted((row.env or {}).items())))
     if key not in _runs:
-        _runs[key] = runtime_stubs.BACKENDS[row.backend].run(row.behaviour, *row.args,
+        _runs[key] = BACKENDS[row.backend].run(row.behaviour, *row.args,
                                                               env=row.env)
     return _runs[key]
 
 
 class Table(unittest.TestCase):
     def test_every_backend_has_the_shared_behaviours(self):
-        for name in runtime_stubs.BACKENDS:
+        for name in BACKENDS:
             have = {r.behaviour for r in ROWS if r.backend == name}
             self.assertEqual(sorted(set(SHARED) - have), [], name)
 
     def test_every_stub_behaviour_has_a_row(self):
         # the behaviours a stub knows are the rows it has: a new one comes with its row
-        for b in runtime_stubs.BACKENDS.values():
+        for b in BACKENDS.values():
             with open(os.path.join(sclib.SOURCE_DIR, "tests", "stubs", b.stub + ".c")) as f:
                 text = f.read()
             known = re.search(r"modes\[\] = \{(.*?)NULL\}", text, re.S).group(1)
@@ -249,13 +269,13 @@ class Table(unittest.TestCase):
     def test_rows(self):
         for row in ROWS:
             with self.subTest(row=row):
-                why = runtime_stubs.BACKENDS[row.backend].usable()
+                why = BACKENDS[row.backend].usable()
                 if why:
                     self.skipTest(why)
                 self.check(row, run_row(row))
 
     def check(self, row, r):
-        backend = runtime_stubs.BACKENDS[row.backend]
+        backend = BACKENDS[row.backend]
         self.assertIsNotNone(r.snapshot, r.stderr)
         sclib.validate_snapshot(self, r.snapshot)
         p = r.probe(backend.probe)
@@ -306,39 +326,50 @@ class Table(unittest.TestCase):
 
 
 def fact_keys():
-    """The SC_FACT_* and SC_PROBE_* names of include/sc_facts.h and their values."""
+    """The SC_FACT_* names of include/sc_facts.h and their values."""
     with open(os.path.join(sclib.SOURCE_DIR, "include", "sc_facts.h")) as f:
-        return dict(re.findall(r'#define (SC_(?:FACT|PROBE)_\w+) "([^"]+)"', f.read()))
+        return dict(re.findall(r'#define (SC_FACT_\w+) "([^"]+)"', f.read()))
+
+
+def descriptor_lists(field):
+    """{runtime probe: the strings of LIST field} of each backend in src/backends/backends.c."""
+    with open(os.path.join(sclib.SOURCE_DIR, "src", "backends", "backends.c")) as f:
+        text = f.read()
+    out = {}
+    for body in re.findall(r"static const sc_backend_desc \w+ = \{(.*?)\n\};", text, re.S):
+        probe = re.search(r'\.runtime_probe = "([^"]+)"', body).group(1)
+        out[probe] = re.findall(r'"([^"]+)"', re.search(r"\.%s = LIST\((.*?)\)," % field, body,
+                                                          re.S).group(1))
+    return out
 
 
 # Where each key read across probes is read: (probe, dotted path of SC_FACT_ names), and which run
 # shows the writer's facts ("fixture:NAME" offline, else a backend's ok row).
 FACT_READS = [
-    ("SC_PROBE_DRIVER_AMD", "SC_FACT_DEVICES.*.SC_FACT_PCI_ADDRESS", "fixture:mi250x-8gcd"),
-    ("SC_PROBE_DRIVER_AMD", "SC_FACT_DEVICES.*.SC_FACT_GFX_TARGET", "fixture:mi250x-8gcd"),
-    ("SC_PROBE_DRIVER_AMD", "SC_FACT_DEVICES.*.SC_FACT_GPU_ID", "fixture:mi250x-8gcd"),
-    ("SC_PROBE_RUNTIME_HIP", "SC_FACT_DEVICES.*.SC_FACT_ARCH", "amd"),
-    ("SC_PROBE_RUNTIME_HIP", "SC_FACT_RUNTIME.SC_FACT_REALPATH", "amd"),
-    ("SC_PROBE_RUNTIME_HIP", "SC_FACT_RUNTIME.SC_FACT_VERSION", "amd"),
-    ("SC_PROBE_RUNTIME_HIP", "SC_FACT_RUNTIME_LIBRARY", "amd"),
-    ("SC_PROBE_RUNTIME_HIP", "SC_FACT_RUNTIME_LIBRARY.SC_FACT_REALPATH", "fixture:rocm-multi"),
-    ("SC_PROBE_DRIVER_NVIDIA", "SC_FACT_DEVICES.*.SC_FACT_PCI_ADDRESS", "nvidia"),
-    ("SC_PROBE_DRIVER_NVIDIA", "SC_FACT_DEVICES.*.SC_FACT_MODEL", "nvidia"),
-    ("SC_PROBE_DRIVER_NVIDIA", "SC_FACT_DRIVER_VERSION", "nvidia"),
-    ("SC_PROBE_RUNTIME_CUDA", "SC_FACT_DRIVER_API.SC_FACT_REALPATH", "nvidia"),
-    ("SC_PROBE_RUNTIME_CUDA", "SC_FACT_DRIVER_LIBRARY.SC_FACT_REALPATH", "nvidia"),
-    ("SC_PROBE_DRIVER_ASCEND", "SC_FACT_DEVICES.*.SC_FACT_PCI_ADDRESS", "ascend"),
-    ("SC_PROBE_DRIVER_ASCEND", "SC_FACT_DEVICES.*.SC_FACT_MODEL", "ascend"),
+    ("driver.amd", "SC_FACT_DEVICES.*.SC_FACT_PCI_ADDRESS", "fixture:mi250x-8gcd"),
+    ("driver.amd", "SC_FACT_DEVICES.*.SC_FACT_GFX_TARGET", "fixture:mi250x-8gcd"),
+    ("driver.amd", "SC_FACT_DEVICES.*.SC_FACT_GPU_ID", "fixture:mi250x-8gcd"),
+    ("runtime.hip", "SC_FACT_DEVICES.*.SC_FACT_ARCH", "amd"),
+    ("runtime.hip", "runtime.SC_FACT_REALPATH", "amd"),  # torch's checks, libraries.hip
+    ("runtime.hip", "runtime.SC_FACT_VERSION", "amd"),
+    ("runtime.cuda", "driver_api.SC_FACT_REALPATH", "nvidia"),
+    ("driver.nvidia", "SC_FACT_DEVICES.*.SC_FACT_PCI_ADDRESS", "nvidia"),
+    ("driver.nvidia", "SC_FACT_DEVICES.*.SC_FACT_MODEL", "nvidia"),
+    ("driver.nvidia", "SC_FACT_DRIVER_VERSION", "nvidia"),
+    ("driver.ascend", "SC_FACT_DEVICES.*.SC_FACT_PCI_ADDRESS", "ascend"),
+    ("driver.ascend", "SC_FACT_DEVICES.*.SC_FACT_MODEL", "ascend"),
 ]
+# The runtime library objects a backend's descriptor names (runtime_library_facts): the first is
+# the library the probe loaded, with a real path in its ok run.
+LOADED_LIBRARY = {"runtime.hip": "amd", "runtime.cuda": "nvidia", "runtime.acl": "ascend"}
 
 
 class FactKeys(unittest.TestCase):
     """A key one probe reads in another's facts is a contract: renaming it on one side fails here."""
 
     def test_every_key_is_read_somewhere_listed(self):
-        keys = fact_keys()
-        used = {n for probe, path, _ in FACT_READS for n in [probe] + path.split(".")}
-        self.assertEqual(sorted(set(keys) - used), [])
+        used = {n for _, path, _ in FACT_READS for n in path.split(".")}
+        self.assertEqual(sorted(set(fact_keys()) - used), [])
 
     def test_keys_are_where_readers_look(self):
         keys = fact_keys()
@@ -346,11 +377,20 @@ class FactKeys(unittest.TestCase):
             with self.subTest(probe=probe, path=path):
                 r = self.source_run(source)
                 real = ".".join(keys.get(part, part) for part in path.split("."))
-                got = lookup(r.probe(keys[probe])["facts"], real)
+                got = lookup(r.probe(probe)["facts"], real)
                 self.assertIsNot(got, Missing, real)
                 if isinstance(got, list):
                     self.assertTrue(got and all(v is not Missing and v is not None for v in got),
                                     "%s: %r" % (real, got))
+
+    def test_runtime_library_objects(self):
+        keys = fact_keys()
+        for probe, objects in descriptor_lists("runtime_library_facts").items():
+            with self.subTest(probe=probe):
+                facts = self.source_run(LOADED_LIBRARY[probe]).probe(probe)["facts"]
+                for key in objects:
+                    self.assertIn(key, facts)  # each is there, null with a reason at worst
+                self.assertTrue(facts[objects[0]][keys["SC_FACT_REALPATH"]], facts[objects[0]])
 
     def source_run(self, source):
         if source.startswith("fixture:"):
@@ -359,7 +399,7 @@ class FactKeys(unittest.TestCase):
                 _runs[name] = sclib.run(["--sysroot", sclib.fixture(name)],
                                         env={"ROCM_PATH": None, "LD_LIBRARY_PATH": None})
             return _runs[name]
-        why = runtime_stubs.BACKENDS[source].usable()
+        why = BACKENDS[source].usable()
         if why:
             self.skipTest(why)
         return run_row(next(r for r in ROWS if r.backend == source and r.behaviour == "ok"))

@@ -12,6 +12,7 @@ import subprocess
 
 import runtime_stubs
 import sclib
+import test_conformance
 from sclib import unittest
 
 BUSES = ["0000:18:00.0", "0000:2a:00.0"]
@@ -239,13 +240,14 @@ class LiveWithoutNvidia(NvidiaCase):
         self.assertEqual((cuda["status"], cuda["applicable"]), ("skip", False))
         self.assertIn("no nvidia device", cuda["reason"])
         ff = r.snapshot["summary"]["first_failure"]
-        if r.probe("driver.amd")["status"] == "fail":
-            self.assertEqual((ff["probe"], ff["finding"]), ("driver.amd", "driver.no-accelerator"))
+        if r.probe("driver.devices")["status"] == "fail":
+            self.assertEqual((ff["probe"], ff["finding"]),
+                             ("driver.devices", "driver.no-accelerator"))
         self.assertEqual(r.finding_ids().count("driver.no-accelerator"),
-                         1 if r.probe("driver.amd")["status"] == "fail" else 0)
+                         1 if r.probe("driver.devices")["status"] == "fail" else 0)
 
 
-@unittest.skipIf(runtime_stubs.NVIDIA.usable(), runtime_stubs.NVIDIA.usable())
+@unittest.skipIf(test_conformance.NVIDIA.usable(), test_conformance.NVIDIA.usable())
 class StubInNamespace(NvidiaCase):
     """runtime.cuda live against the stub libcuda on the H200 fixture's driver view (see
     runtime_stubs.py); what each stub behaviour gives is the conformance table's."""
@@ -256,13 +258,13 @@ class StubInNamespace(NvidiaCase):
     def test_real_nvrtc(self):
         # libcuda alone on LD_LIBRARY_PATH: the system's nvrtc compiles the kernel for sm_90 for
         # real; the stub "runs" the cubin
-        r = runtime_stubs.NVIDIA.run("ok", with_nvrtc=False)
+        r = test_conformance.NVIDIA.run("ok", with_nvrtc=False)
         self.assertIsNotNone(r.snapshot, r.stderr)
         self.assertEqual(self.drv(r)["status"], "pass", self.drv(r)["findings"])
         p = r.probe("runtime.cuda")
         self.assertEqual(p["status"], "pass", p["findings"])
         rtc = p["facts"]["driver_api"]["nvrtc"]
-        self.assertFalse(rtc["realpath"].startswith(runtime_stubs.NVIDIA.tmp), rtc)
+        self.assertFalse(rtc["realpath"].startswith(test_conformance.NVIDIA.tmp), rtc)
         self.assertRegex(rtc["version"], r"^1[1-9]\.\d+$")
         for d in p["facts"]["devices"]:
             self.assertTrue(d["kernel_verified"])

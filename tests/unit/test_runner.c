@@ -13,8 +13,6 @@
 
 #include <cmocka.h>
 
-#include "sc_backend.h"
-#include "sc_facts.h"
 #include "sc_isolate.h"
 #include "sc_report.h"
 #include "sc_runner.h"
@@ -142,6 +140,11 @@ static const sc_probe p_inv_crash = {.id = "framework.inv",
                                      .run = run_segv,
                                      .inventory = inventory_note};
 static const sc_probe p_warn = {.id = "driver.warn", .layer = SC_LAYER_DRIVER, .run = run_warn};
+/* backend-neutral driver probes, as driver.devices is: one that saw nothing, one that saw some */
+static const sc_probe p_census_fail = {
+    .id = "driver.census", .layer = SC_LAYER_DRIVER, .backend = SC_BACKEND_NONE, .run = run_fail};
+static const sc_probe p_census_pass = {
+    .id = "driver.census", .layer = SC_LAYER_DRIVER, .backend = SC_BACKEND_NONE, .run = run_pass};
 
 static cJSON *probe_json(cJSON *snap, const char *id)
 {
@@ -225,6 +228,36 @@ static void test_keep_going_and_warn(void **state)
     const sc_probe *warn_only[] = {&p_warn, &p_fw_any, NULL};
     assert_int_equal(run_table(warn_only, false, false, &snap), 0);
     assert_string_equal(field(cJSON_GetObjectItem(snap, "summary"), "status"), "warn");
+    assert_string_equal(field(probe_json(snap, "framework.any"), "status"), "pass");
+    cJSON_Delete(snap);
+}
+
+/* A backend whose own probes below are all absent does not apply, even when a backend-neutral probe
+ * below failed; with --keep-going after such a failure nothing is known absent and it runs. */
+static void test_gating_absent_backend_beside_neutral(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_census_fail, &p_driver_absent, &p_rt_ascend, &p_fw_any, NULL};
+    cJSON *snap;
+    assert_int_equal(run_table(table, false, false, &snap), 1);
+    cJSON *asc = probe_json(snap, "runtime.ascend");
+    assert_string_equal(field(asc, "status"), "skip");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(asc, "applicable")));
+    assert_string_equal(field(asc, "reason"), "no ascend device: the layers below do not apply");
+    cJSON *fw = probe_json(snap, "framework.any");
+    assert_string_equal(field(fw, "reason"), "driver.census did not pass");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(fw, "applicable")));
+    cJSON_Delete(snap);
+    assert_int_equal(run_table(table, true, false, &snap), 1);
+    assert_string_equal(field(probe_json(snap, "runtime.ascend"), "status"), "pass");
+    assert_string_equal(field(probe_json(snap, "framework.any"), "status"), "pass");
+    cJSON_Delete(snap);
+    /* the neutral probe passed: the absent backend stays not applicable with --keep-going too */
+    const sc_probe *some[] = {&p_census_pass, &p_driver_absent, &p_rt_ascend, &p_fw_any, NULL};
+    assert_int_equal(run_table(some, true, false, &snap), 0);
+    asc = probe_json(snap, "runtime.ascend");
+    assert_string_equal(field(asc, "status"), "skip");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(asc, "applicable")));
     assert_string_equal(field(probe_json(snap, "framework.any"), "status"), "pass");
     cJSON_Delete(snap);
 }
@@ -325,50 +358,6 @@ static void test_inventory_always_collected(void **state)
     cJSON *offline = probe_json(snap, "runtime.inv");
     assert_string_equal(field(offline, "reason"), "offline (--sysroot)");
     assert_string_equal(field(cJSON_GetObjectItem(offline, "facts"), "installed"), "1.2.3");
-    cJSON_Delete(snap);
-}
-
-static const sc_probe p_driver_neutral_fail = {
-    .id = "driver.any", .layer = SC_LAYER_DRIVER, .backend = SC_BACKEND_NONE, .run = run_fail};
-static const sc_probe p_driver_neutral_pass = {
-    .id = "driver.any", .layer = SC_LAYER_DRIVER, .backend = SC_BACKEND_NONE, .run = run_pass};
-static const sc_probe p_driver_nv_absent = {.id = "driver.nvabsent",
-                                            .layer = SC_LAYER_DRIVER,
-                                            .backend = SC_BACKEND_NVIDIA,
-                                            .run = run_absent};
-
-/* A backend-neutral driver probe gates everything above it, but a vendor probe whose backend is
- * absent below stays not applicable, whatever the neutral probe found. */
-static void test_neutral_driver_probe(void **state)
-{
-    (void)state;
-    const sc_probe *failing[] = {&p_driver_neutral_fail,
-                                 &p_driver_nv_absent,
-                                 &p_driver_pass,
-                                 &p_rt_nv,
-                                 &p_rt_amd,
-                                 &p_fw_any,
-                                 NULL};
-    for (int keep_going = 0; keep_going <= 1; keep_going++) {
-        cJSON *snap;
-        run_table(failing, keep_going, false, &snap);
-        cJSON *nv = probe_json(snap, "runtime.nv");
-        assert_string_equal(field(nv, "status"), "skip");
-        assert_true(cJSON_IsFalse(cJSON_GetObjectItem(nv, "applicable")));
-        assert_string_equal(field(nv, "reason"), "no nvidia device: the layers below do not apply");
-        cJSON *amd = probe_json(snap, "runtime.amd");
-        assert_string_equal(field(amd, "status"), keep_going ? "pass" : "skip");
-        if (!keep_going) {
-            assert_string_equal(field(amd, "reason"), "driver.any did not pass");
-            assert_string_equal(field(probe_json(snap, "framework.any"), "reason"),
-                                "driver.any did not pass");
-        }
-        cJSON_Delete(snap);
-    }
-    const sc_probe *passing[] = {&p_driver_neutral_pass, &p_driver_nv_absent, &p_rt_nv, NULL};
-    cJSON *snap;
-    run_table(passing, false, false, &snap);
-    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(probe_json(snap, "runtime.nv"), "applicable")));
     cJSON_Delete(snap);
 }
 
@@ -517,27 +506,6 @@ static void test_outcomes_independent_of_fill_order(void **state)
     free(b);
 }
 
-/* The probe ids that other probes read (sc_facts.h) are probes of the table, and the ones a
- * backend descriptor names are spelled the same there. */
-static void test_fact_probe_ids_are_probes(void **state)
-{
-    (void)state;
-    static const char *const ids[] = {SC_PROBE_DRIVER_AMD, SC_PROBE_DRIVER_NVIDIA,
-                                      SC_PROBE_DRIVER_ASCEND, SC_PROBE_RUNTIME_HIP,
-                                      SC_PROBE_RUNTIME_CUDA};
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
-        bool found = false;
-        for (const sc_probe *const *p = sc_probes; *p; p++)
-            found |= strcmp((*p)->id, ids[i]) == 0;
-        assert_true(found);
-    }
-    assert_string_equal(sc_backend_get(SC_BACKEND_AMD)->driver_probe, SC_PROBE_DRIVER_AMD);
-    assert_string_equal(sc_backend_get(SC_BACKEND_NVIDIA)->driver_probe, SC_PROBE_DRIVER_NVIDIA);
-    assert_string_equal(sc_backend_get(SC_BACKEND_ASCEND)->driver_probe, SC_PROBE_DRIVER_ASCEND);
-    assert_string_equal(sc_backend_get(SC_BACKEND_AMD)->runtime_probe, SC_PROBE_RUNTIME_HIP);
-    assert_string_equal(sc_backend_get(SC_BACKEND_NVIDIA)->runtime_probe, SC_PROBE_RUNTIME_CUDA);
-}
-
 static cJSON *child_no_result(void *arg)
 {
     (void)arg;
@@ -579,16 +547,15 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gating_by_backend),
         cmocka_unit_test(test_keep_going_and_warn),
+        cmocka_unit_test(test_gating_absent_backend_beside_neutral),
         cmocka_unit_test(test_offline_skips_active),
         cmocka_unit_test(test_crash_and_timeout),
         cmocka_unit_test(test_flooding_output_is_bounded),
         cmocka_unit_test(test_isolate_outcomes),
         cmocka_unit_test(test_inventory_always_collected),
-        cmocka_unit_test(test_neutral_driver_probe),
         cmocka_unit_test(test_ctx_reads_final_outcomes),
         cmocka_unit_test(test_observer_hears_each_outcome),
         cmocka_unit_test(test_outcomes_independent_of_fill_order),
-        cmocka_unit_test(test_fact_probe_ids_are_probes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

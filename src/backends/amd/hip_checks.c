@@ -5,12 +5,13 @@
 #include <string.h>
 
 #include "sc_accel.h"
+#include "sc_backend.h"
 #include "sc_hip_run.h"
 #include "sc_redact.h"
 
 const cJSON *sc_hip_driver_devices(const sc_hip_run *r)
 {
-    return sc_accel_driver_devices(r->ctx, SC_PROBE_DRIVER_AMD);
+    return sc_accel_driver_devices(r->ctx, sc_backend_get(SC_BACKEND_AMD)->driver_probe);
 }
 
 const cJSON *sc_hip_driver_device_at(const sc_hip_run *r, const char *pci)
@@ -21,8 +22,8 @@ const cJSON *sc_hip_driver_device_at(const sc_hip_run *r, const char *pci)
 void sc_hip_report_no_device(sc_hip_run *r, const char *why)
 {
     char evidence[1024], vars[512];
-    sc_accel_driver_evidence(r->ctx, SC_PROBE_DRIVER_AMD, "devices", SC_FACT_GFX_TARGET, evidence,
-                             sizeof evidence);
+    sc_accel_driver_evidence(r->ctx, sc_backend_get(SC_BACKEND_AMD)->driver_probe, "devices",
+                             SC_FACT_GFX_TARGET, evidence, sizeof evidence);
     int nvars = sc_hip_visibility_vars(getenv, vars, sizeof vars);
     if (sc_hip_driver_devices(r) && nvars > 0)
         sc_finding(r->res, "hip.devices-hidden", SC_SEV_ERROR,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sc_accel.h"
+#include "sc_backend.h"
 #include "sc_ldcache.h"
 #include "sc_util.h"
 
@@ -428,9 +429,8 @@ int sc_hip_path_roots(const sc_root *root, const char *ld_library_path, char *bu
 
 int sc_hip_visibility_vars(char *(*env)(const char *), char *buf, size_t size)
 {
-    static const char *const names[] = {"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-                                        "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", NULL};
-    return sc_accel_visibility_vars(env, names, false, buf, size);
+    return sc_accel_visibility_vars(env, sc_backend_get(SC_BACKEND_AMD)->visibility_vars, false,
+                                    buf, size);
 }
 
 /* Reads one process's vram_<gpu_id>; false when absent or zero. */

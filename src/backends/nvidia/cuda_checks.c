@@ -4,31 +4,33 @@
 #include <stdlib.h>
 
 #include "sc_accel.h"
+#include "sc_backend.h"
 #include "sc_cuda_run.h"
-
-static const char *const visibility_names[] = {"CUDA_VISIBLE_DEVICES", NULL};
 
 const cJSON *sc_cuda_driver_devices(const sc_cuda_run *r)
 {
-    return sc_accel_driver_devices(r->ctx, SC_PROBE_DRIVER_NVIDIA);
+    return sc_accel_driver_devices(r->ctx, sc_backend_get(SC_BACKEND_NVIDIA)->driver_probe);
 }
 
 const char *sc_cuda_module_version(const sc_cuda_run *r)
 {
-    return sc_json_str(sc_ctx_facts(r->ctx, SC_PROBE_DRIVER_NVIDIA), SC_FACT_DRIVER_VERSION);
+    return sc_json_str(sc_ctx_facts(r->ctx, sc_backend_get(SC_BACKEND_NVIDIA)->driver_probe),
+                       SC_FACT_DRIVER_VERSION);
 }
 
-/* CUDA_VISIBLE_DEVICES="..." (scrubbed) in buf; false when unset. */
+/* The NVIDIA descriptor's visibility variables (CUDA_VISIBLE_DEVICES="...", scrubbed) in buf;
+ * false when none is set. */
 static bool visibility_var(char *buf, size_t size)
 {
-    return sc_accel_visibility_vars(getenv, visibility_names, true, buf, size) > 0;
+    return sc_accel_visibility_vars(getenv, sc_backend_get(SC_BACKEND_NVIDIA)->visibility_vars,
+                                    true, buf, size) > 0;
 }
 
 void sc_cuda_report_no_device(sc_cuda_run *r, const char *why)
 {
     char evidence[1024], var[300];
-    sc_accel_driver_evidence(r->ctx, SC_PROBE_DRIVER_NVIDIA, "GPU(s)", SC_FACT_MODEL, evidence,
-                             sizeof evidence);
+    sc_accel_driver_evidence(r->ctx, sc_backend_get(SC_BACKEND_NVIDIA)->driver_probe, "GPU(s)",
+                             SC_FACT_MODEL, evidence, sizeof evidence);
     if (visibility_var(var, sizeof var) && sc_cuda_driver_devices(r))
         sc_finding(r->res, "cuda.devices-hidden", SC_SEV_ERROR,
                    "unset CUDA_VISIBLE_DEVICES or give it indices or UUIDs that exist (an empty "
