@@ -61,6 +61,9 @@ static const sc_root_marker nvidia_roots[] = {
      false},
     {"cuda", LIST("version.txt"), LIST("lib64/libcudart.so", "targets"), LIST("version.txt"),
      false},
+    /* a toolkit assembled from NVIDIA's wheels or conda packages has no version file */
+    {"cuda", LIST("bin/nvcc"), LIST("targets", "lib64/libcudart.so", "lib/libcudart.so"),
+     LIST("version.json", "version.txt"), false},
     {NULL, NULL, NULL, NULL, false},
 };
 
