@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sc_sysroot.h"
+
 /* Makes a fresh directory into dir (PATH_MAX bytes); fails the test when it cannot. */
 __attribute__((unused)) static void tree_new(char *dir)
 {
@@ -70,6 +72,22 @@ __attribute__((unused)) static void tree_so(const char *root, const char *rel, c
 __attribute__((unused)) static void tree_free(const char *root)
 {
     tree_sh("rm -rf '%s'", root);
+}
+
+/* A fresh tree opened as the root of a test group: 0, or -1 when it cannot be opened. */
+__attribute__((unused)) static int tree_open(char *dir, sc_root *root)
+{
+    sc_error err;
+    tree_new(dir);
+    return sc_root_open(root, dir, &err) == 0 ? 0 : -1;
+}
+
+/* Closes and removes what tree_open made. */
+__attribute__((unused)) static int tree_close(const char *dir, sc_root *root)
+{
+    sc_root_close(root);
+    tree_free(dir);
+    return 0;
 }
 
 #endif

@@ -29,9 +29,8 @@ static sc_root root;
 static int setup(void **state)
 {
     (void)state;
-    if (access(LDCONFIG, X_OK) != 0)
+    if (access(LDCONFIG, X_OK) != 0 || tree_open(tree, &root) < 0)
         return -1;
-    tree_new(tree);
     tree_put(tree, "opt/rocm-6.2.0/.info/version", "6.2.0\n");
     tree_put(tree, "opt/rocm-6.2.0/bin/hipcc", "");
     tree_so(tree, "opt/rocm-6.2.0/lib/libamdhip64.so.6", "libamdhip64.so.6");
@@ -45,16 +44,13 @@ static int setup(void **state)
     tree_so(tree, "llp/libamdhip64.so.6", "libamdhip64.so.6");
     tree_so(tree, "llp/libcuda.so.1", "libcuda.so.1");
     tree_so(tree, "llp/libascendcl.so", "libascendcl.so");
-    sc_error err;
-    return sc_root_open(&root, tree, &err);
+    return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    sc_root_close(&root);
-    tree_free(tree);
-    return 0;
+    return tree_close(tree, &root);
 }
 
 static sc_loader_pick pick;

@@ -18,17 +18,13 @@ static sc_root root;
 static int setup(void **state)
 {
     (void)state;
-    tree_new(tree);
-    sc_error err;
-    return sc_root_open(&root, tree, &err);
+    return tree_open(tree, &root);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    sc_root_close(&root);
-    tree_free(tree);
-    return 0;
+    return tree_close(tree, &root);
 }
 
 /* Classifies path (inside the scratch root) and checks its kind, root and stack. */
