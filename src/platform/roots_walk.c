@@ -127,12 +127,16 @@ static bool marker_matches(sc_roots *r, memo *m, const char *dir, const sc_root_
     return mk->any == NULL;
 }
 
-/* Reads what dir holds: the first backend marker that matches, in table order, else whether it
- * is a conda environment. */
+/* Reads what dir holds: the first backend marker that matches, in table order, and whether it is
+ * a conda environment. */
 static void read_marks(sc_roots *r, dir_entry *e)
 {
     memo m = {.n = 0};
+    char meta[PATH_MAX];
+    struct stat st;
     e->marks_known = true;
+    e->conda = sc_fmt(meta, sizeof meta, "%s/conda-meta", e->path) &&
+               (r->checks++, sc_root_stat(r->root, meta, &st, true) == 0) && S_ISDIR(st.st_mode);
     for (const sc_backend_desc *const *b = sc_backends; *b; b++)
         for (const sc_root_marker *mk = (*b)->root_markers; mk && mk->kind; mk++)
             if (marker_matches(r, &m, e->path, mk)) {
@@ -140,10 +144,6 @@ static void read_marks(sc_roots *r, dir_entry *e)
                 e->marker = mk;
                 return;
             }
-    char meta[PATH_MAX];
-    struct stat st;
-    e->conda = sc_fmt(meta, sizeof meta, "%s/conda-meta", e->path) &&
-               (r->checks++, sc_root_stat(r->root, meta, &st, true) == 0) && S_ISDIR(st.st_mode);
 }
 
 /* The entry of dir with its marks read; a stack entry when out of memory. */
@@ -194,17 +194,21 @@ static void set_root(sc_install_root *out, sc_root_kind kind, const char *dir)
 }
 
 /* out for the marked directory dir (entry e): the outermost directory above it holding a marker
- * of the same backend, as a DTK holds a hip/ that looks like a ROCm. */
+ * of the same backend, as a DTK holds a hip/ that looks like a ROCm; never past a Python package
+ * or a conda environment (/opt/conda/envs/x is not the base environment /opt/conda). */
 static void marked_root(sc_roots *r, const char *dir, const dir_entry *e, sc_install_root *out)
 {
     char up[PATH_MAX];
     const sc_root_marker *mk = e->marker;
     const sc_backend_desc *backend = e->backend; /* e may go when the cache starts afresh */
+    bool bounded = e->conda;
     snprintf(out->path, sizeof out->path, "%s", dir);
     snprintf(up, sizeof up, "%s", dir);
-    for (int depth = 0; depth < MAX_DEPTH && (to_parent(up), !is_top(up)); depth++) {
+    for (int depth = 0; !bounded && depth < MAX_DEPTH && (to_parent(up), !is_top(up)); depth++) {
         dir_entry spare;
         const dir_entry *a = marks_of(r, up, &spare);
+        if ((bounded = a->conda || is_python_package(up)))
+            break;
         if (a->backend == backend) {
             mk = a->marker;
             snprintf(out->path, sizeof out->path, "%s", up);
@@ -248,7 +252,7 @@ static void walk(sc_roots *r, const char *real, sc_install_root *out)
 
 void sc_roots_of_dir(sc_roots *r, const char *dir, sc_install_root *out)
 {
-    if (!r) {
+    if (!r || dir[0] != '/') {
         path_rules_of_dir(dir, out);
         return;
     }

@@ -86,6 +86,16 @@ static void test_cuda_cann_conda_python(void **state)
     tree_dir(tree, "home/u/miniconda3/envs/cu/conda-meta");
     expect("/home/u/miniconda3/envs/cu/lib/libcudart.so.12", SC_ROOT_CONDA,
            "/home/u/miniconda3/envs/cu", SC_BACKEND_NONE);
+    /* CUDA's conda packages in the base environment and in one of its environments: two roots */
+    tree_dir(tree, "opt/conda/conda-meta");
+    tree_put(tree, "opt/conda/bin/nvcc", "");
+    tree_dir(tree, "opt/conda/targets");
+    tree_dir(tree, "opt/conda/envs/x/conda-meta");
+    tree_put(tree, "opt/conda/envs/x/bin/nvcc", "");
+    tree_dir(tree, "opt/conda/envs/x/targets");
+    expect("/opt/conda/envs/x/lib/libcublas.so.12", SC_ROOT_CUDA, "/opt/conda/envs/x",
+           SC_BACKEND_NVIDIA);
+    expect("/opt/conda/lib/libcublas.so.12", SC_ROOT_CUDA, "/opt/conda", SC_BACKEND_NVIDIA);
     /* a Python package inside it is the package, as before */
     expect("/home/u/miniconda3/envs/cu/lib/python3.11/site-packages/torch/lib/libc10.so",
            SC_ROOT_PYTHON, "/home/u/miniconda3/envs/cu/lib/python3.11/site-packages/torch",
