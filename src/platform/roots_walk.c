@@ -29,17 +29,13 @@ struct sc_roots {
     const sc_root *root;
     sc_symset by_path; /* directory -> dir_entry */
     dir_entry **entries;
-    size_t count;
+    size_t count, cap;
     unsigned long checks;
 };
 
 sc_roots *sc_roots_new(const sc_root *root)
 {
     sc_roots *r = calloc(1, sizeof *r);
-    if (r && !(r->entries = calloc(MAX_ENTRIES, sizeof *r->entries))) {
-        free(r);
-        return NULL;
-    }
     if (r)
         r->root = root;
     return r;
@@ -83,6 +79,14 @@ static dir_entry *entry_of(sc_roots *r, const char *dir)
         return e;
     if (r->count == MAX_ENTRIES)
         forget_all(r);
+    if (r->count == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 64;
+        dir_entry **grown = realloc(r->entries, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        r->entries = grown;
+        r->cap = cap;
+    }
     e = calloc(1, sizeof *e);
     if (!e || !(e->path = strdup(dir)) || sc_symset_put(&r->by_path, e->path, e) < 0) {
         if (e)

@@ -184,6 +184,30 @@ static void test_directories_are_read_once(void **state)
     sc_roots_free(r);
 }
 
+/* Past its bound of directories the cache starts afresh, and answers stay right. */
+static void test_cache_bound(void **state)
+{
+    (void)state;
+    tree_put(tree, "sw/rocm/.info/version", "6.2.0\n");
+    tree_put(tree, "sw/rocm/bin/hipcc", "");
+    sc_roots *r = sc_roots_new(&root);
+    sc_install_root ir;
+    for (int i = 0; i < 17000; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/x/d%d/libx.so", i);
+        sc_roots_of(r, path, &ir);
+        if (i % 4096 == 0) {
+            sc_roots_of(r, "/sw/rocm/lib/libamdhip64.so", &ir);
+            assert_string_equal(sc_root_kind_name(ir.kind), "rocm");
+        }
+    }
+    sc_roots_of(r, "/x/d1/libx.so", &ir);
+    assert_string_equal(ir.path, "/x/d1");
+    sc_roots_of(r, "/sw/rocm/lib/libamdhip64.so", &ir);
+    assert_string_equal(ir.path, "/sw/rocm");
+    sc_roots_free(r);
+}
+
 static void test_stack_of_a_library(void **state)
 {
     (void)state;
@@ -220,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_walk_stops_at_the_top_and_usr),
         cmocka_unit_test_setup_teardown(test_symlinked_lib_dir, setup, teardown),
         cmocka_unit_test_setup_teardown(test_directories_are_read_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cache_bound, setup, teardown),
         cmocka_unit_test(test_stack_of_a_library),
         cmocka_unit_test(test_marker_kinds_are_known),
     };
