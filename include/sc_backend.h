@@ -35,6 +35,10 @@ typedef struct {
     const char *const *all;           /* NULL-terminated; NULL: nothing required */
     const char *const *any;           /* NULL-terminated; NULL: no alternative required */
     const char *const *version_files; /* relative paths holding its version, first found wins */
+    /* An install the stack's own roots use beside them (the user-space driver: hyhal, the Ascend
+     * driver): one on the node with any DTK or CANN is normal, so it is never one of the two
+     * roots of libs.mixed-roots. */
+    bool outside_stack;
 } sc_root_marker;
 
 typedef struct {
@@ -53,8 +57,15 @@ typedef struct {
     const char *const *visibility_vars;   /* variables that hide or reorder its devices */
     const char *const *runtime_libraries; /* the runtime's sonames, preferred first */
     const char *const *stack_libraries;   /* soname stems of its stack: "libamdhip64", "librccl" */
-    const sc_root_marker *root_markers;   /* how its install roots look; kind NULL ends */
-    const char *const *root_prefixes;     /* path prefixes used only when no marker matches */
+    /* Stems of stack_libraries the kernel driver's user-space part ships ("libcuda"): installed
+     * with the driver, beside any toolkit, so never one of libs.mixed-roots' two roots. */
+    const char *const *driver_libraries;
+    const sc_root_marker *root_markers; /* how its install roots look; kind NULL ends */
+    /* Path prefixes used only when no marker matches: "/opt/dtk" names roots /opt/dtk and
+     * /opt/dtk-24.04; a trailing '/' names a directory of roots ("/usr/local/Ascend/": each
+     * directory in it is one). The kind is the prefix's last name when it is one of the marker
+     * kinds ("dtk"), else the first marker's. */
+    const char *const *root_prefixes;
     const char *const *arch_facts; /* device facts naming its architecture, first found wins */
     const char *gpu_code;          /* how its GPU code names a target: "amdgcn", "sm", NULL */
     const char *torch_build;       /* torch.version field of a build for it: "hip", "cuda" */

@@ -18,12 +18,13 @@ static const sc_driver_devices kfd_gpus = {"GPU in the KFD topology", sc_kfd_gpu
  * script names it, which tells the two apart (see sc_roots). */
 static const sc_root_marker amd_roots[] = {
     {"dtk", LIST(".info/version"),
-     LIST("hip/lib/libgalaxyhip.so.5", "lib/libgalaxyhip.so.5", ".hyhal"), LIST(".info/version")},
+     LIST("hip/lib/libgalaxyhip.so.5", "lib/libgalaxyhip.so.5", ".hyhal"), LIST(".info/version"),
+     false},
     {"rocm", LIST(".info/version"), LIST("bin/hipcc", "lib/libamdhip64.so", "share/hip/version"),
-     LIST(".info/version", "share/hip/version")},
-    {"rocm", LIST("bin/hipcc", "share/hip/version"), NULL, LIST("share/hip/version")},
-    {"hyhal", LIST("bin/hy-smi"), NULL, NULL},
-    {NULL, NULL, NULL, NULL},
+     LIST(".info/version", "share/hip/version"), false},
+    {"rocm", LIST("bin/hipcc", "share/hip/version"), NULL, LIST("share/hip/version"), false},
+    {"hyhal", LIST("bin/hy-smi"), NULL, NULL, true},
+    {NULL, NULL, NULL, NULL, false},
 };
 
 static const sc_backend_desc amd = {
@@ -50,6 +51,7 @@ static const sc_backend_desc amd = {
              "libhipblaslt", "librocblas", "libMIOpen", "librccl", "libhipsparse", "librocsparse",
              "librocrand", "libhiprand", "libhipfft", "librocfft", "librocsolver", "libhipsolver",
              "libroctracer64", "librocm_smi64", "libamd_comgr", "libhydmi", "librocprofiler64"),
+    .driver_libraries = LIST("libhydmi"),
     .root_markers = amd_roots,
     .root_prefixes = LIST("/opt/dtk", "/opt/rocm", "/opt/hyhal"),
     .arch_facts = LIST("gfx_target", "arch", "name"),
@@ -69,10 +71,15 @@ static const sc_backend_desc amd = {
 
 static const sc_root_marker nvidia_roots[] = {
     {"cuda", LIST("bin/nvcc"), LIST("version.json", "version.txt"),
-     LIST("version.json", "version.txt")},
-    {"cuda", LIST("version.json"), LIST("lib64/libcudart.so", "targets"), LIST("version.json")},
-    {"cuda", LIST("version.txt"), LIST("lib64/libcudart.so", "targets"), LIST("version.txt")},
-    {NULL, NULL, NULL, NULL},
+     LIST("version.json", "version.txt"), false},
+    {"cuda", LIST("version.json"), LIST("lib64/libcudart.so", "targets"), LIST("version.json"),
+     false},
+    {"cuda", LIST("version.txt"), LIST("lib64/libcudart.so", "targets"), LIST("version.txt"),
+     false},
+    /* a toolkit assembled from NVIDIA's wheels or conda packages has no version file */
+    {"cuda", LIST("bin/nvcc"), LIST("targets", "lib64/libcudart.so", "lib/libcudart.so"),
+     LIST("version.json", "version.txt"), false},
+    {NULL, NULL, NULL, NULL, false},
 };
 
 static const sc_backend_desc nvidia = {
@@ -94,6 +101,7 @@ static const sc_backend_desc nvidia = {
         LIST("libcuda", "libcudart", "libcublas", "libcublasLt", "libcudnn", "libnccl", "libnvrtc",
              "libcufft", "libcurand", "libcusparse", "libcusolver", "libnvidia-ml", "libnvJitLink",
              "libnvToolsExt", "libcupti"),
+    .driver_libraries = LIST("libcuda", "libnvidia-ml"),
     .root_markers = nvidia_roots,
     .root_prefixes = LIST("/usr/local/cuda", "/opt/nvidia"),
     .arch_facts = LIST("compute_capability", "arch", "model", "name"),
@@ -112,11 +120,13 @@ static const sc_backend_desc nvidia = {
 };
 
 static const sc_root_marker ascend_roots[] = {
-    {"cann", LIST("ascend_toolkit_install.info"), NULL, LIST("ascend_toolkit_install.info")},
-    {"cann", LIST("version.cfg"), LIST("runtime", "compiler", "lib64"), LIST("version.cfg")},
-    {"cann", LIST("runtime/version.info"), NULL, LIST("runtime/version.info")},
-    {"ascend-driver", LIST("version.info", "lib64"), NULL, LIST("version.info")},
-    {NULL, NULL, NULL, NULL},
+    {"cann", LIST("ascend_toolkit_install.info"), NULL, LIST("ascend_toolkit_install.info"), false},
+    {"cann", LIST("version.cfg"), LIST("runtime", "compiler", "lib64"), LIST("version.cfg"), false},
+    {"cann", LIST("runtime/version.info"), NULL, LIST("runtime/version.info"), false},
+    /* the driver's directory (/usr/local/Ascend/driver) kept the kind "cann" of the 0.1 path
+     * rules; it is the driver, not a second toolkit */
+    {"cann", LIST("version.info", "lib64"), NULL, LIST("version.info"), true},
+    {NULL, NULL, NULL, NULL, false},
 };
 
 static int davinci_nodes(const sc_root *root, sc_error *err);
@@ -142,8 +152,9 @@ static const sc_backend_desc ascend = {
     .stack_libraries =
         LIST("libascendcl", "libhccl", "libge_runner", "libruntime", "libacl_op_compiler",
              "libopapi", "libgraph", "libregister", "libascend_hal", "libtorch_npu"),
+    .driver_libraries = LIST("libascend_hal"),
     .root_markers = ascend_roots,
-    .root_prefixes = LIST("/usr/local/Ascend"),
+    .root_prefixes = LIST("/usr/local/Ascend/"),
     .arch_facts = LIST("soc_name", "arch", "model", "name"),
     .gpu_code = NULL,
     .torch_build = NULL,
