@@ -299,7 +299,8 @@ static void devices_of(sc_diff_side *side, const sc_backend_desc *b, sc_diff_rol
         if (n++ >= SC_DIFF_LIST_MAX)
             break;
         const char *addr = cJSON_GetStringValue(sc_diff_get(dev, "pci_address"));
-        add_device(out, b, dev, by_place ? twin : sc_diff_index_find(&pci, addr, NULL));
+        if (cJSON_IsObject(dev)) /* anything else in the list is no device */
+            add_device(out, b, dev, by_place ? twin : sc_diff_index_find(&pci, addr, NULL));
         twin = twin ? twin->next : NULL;
     }
     sc_diff_index_free(&pci);

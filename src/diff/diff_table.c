@@ -31,14 +31,15 @@ static void pad(FILE *out, size_t n)
         fputc(' ', out);
 }
 
+/* The widest cell of side a that fits CELL_WIDTH_MAX. */
 static size_t column_width(const cJSON *rows)
 {
     size_t w = 1;
     const cJSON *row;
     cJSON_ArrayForEach (row, rows) {
         size_t n = width_of(cell_text(row, "a"));
-        if (n > w)
-            w = n > CELL_WIDTH_MAX ? CELL_WIDTH_MAX : n;
+        if (n > w && n <= CELL_WIDTH_MAX) /* a longer cell wraps instead */
+            w = n;
     }
     return w;
 }

@@ -3,7 +3,7 @@ by the time-bounded tests and the benchmarks in bench/ (which call this file as 
 
   diff SIZE OUT_DIR [--shape S]   two snapshots a.json and b.json, SIZE items a side, half shared
                                   (shapes: findings, probes, stages, modules, lists, keys,
-                                  repeats, mixed)
+                                  repeats, platforms, mixed)
   rpath-elf OUT_DIR [--entries N] [--missing M]
                                   OUT_DIR/libwide.so: an RPATH of N distinct absent directories and
                                   M DT_NEEDED libraries found nowhere
@@ -29,7 +29,8 @@ CC = shutil.which("cc") or "gcc"
 
 # ---- snapshots for diff ----
 
-SHAPES = ("findings", "probes", "stages", "modules", "lists", "keys", "repeats", "mixed")
+SHAPES = ("findings", "probes", "stages", "modules", "lists", "keys", "repeats", "platforms",
+          "mixed")
 
 
 def _probe(pid, findings=(), facts=None, status="warn"):
@@ -40,6 +41,26 @@ def _probe(pid, findings=(), facts=None, status="warn"):
 def _finding(i):
     return {"id": "x.finding-%d" % i, "severity": "warn", "message": "finding number %d" % i,
             "hint": None}
+
+
+def _platform_probes(items, side):
+    """a: an NVIDIA node, b: an AMD node, each with SIZE distinct devices in its driver's and its
+    runtime's lists, SIZE installs or toolkits, and torch mapping SIZE collective libraries and
+    needing them from SIZE files."""
+    pci = ["0000:%02x:%02x.0" % (i // 256 % 256, i % 256) for i in items]
+    dev = [{"pci_address": a, "name": "gpu%d" % i, "model": "gpu%d" % i, "arch": "sm_%d" % i,
+            "vram_bytes": i, "total_memory_bytes": i, "fw_version": i, "vbios": str(i)}
+           for a, i in zip(pci, items)]
+    roots = [{"root": "/opt/r%d" % i, "kind": "rocm", "version": "%d" % i} for i in items]
+    libs = [{"name": ("librccl.so.%d" if side else "libnccl.so.%d") % i, "root": "/opt/r%d" % i}
+            for i in items]
+    drv, rt = ("driver.amd", "runtime.hip") if side else ("driver.nvidia", "runtime.cuda")
+    torch = {"torch": {"version": "2.3.0", "mapped_libraries": libs}}
+    return [dict(_probe(drv, status="pass"), backend="none", facts={"devices": dev}),
+            _probe(rt, facts={"devices": list(reversed(dev)), "installs": roots,
+                              "toolkits": roots}),
+            _probe("framework.torch", facts=torch),
+            _probe("libraries.torch", facts={"files": [{"libraries": libs[:1]} for _ in items]})]
 
 
 def snapshot(size, side, shape="findings"):
@@ -82,6 +103,8 @@ def snapshot(size, side, shape="findings"):
         else:
             probes += [_probe("app.script", facts={"timing": {"t0_ms": 2.0}, "versions": {}})
                        for _ in range(size)]
+    if shape == "platforms":
+        probes += _platform_probes(items, side)
     if facts:
         probes.append(_probe("app.script", facts=facts))
     return {"schema": "stackcheck/snapshot/v1", "created": "2025-01-0%dT00:00:00Z" % (side + 1),
