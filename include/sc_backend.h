@@ -27,7 +27,8 @@ typedef struct {
 } sc_root_marker;
 
 /* A part of a backend's stack as `stackcheck diff` finds it in a snapshot (src/diff/diff_roles.c):
- * paths in the facts of one probe, '.' between keys. "[]" after a key reads every item of the list
+ * paths in the facts of one probe, '.' between keys ('/' where a dotted path would read like a
+ * finding id: "acl/realpath"). "[]" after a key reads every item of the list
  * there ("installs[].version"); the paths of one entry that go through the same list read the
  * same item. NULL: not given. */
 typedef struct {

@@ -156,10 +156,10 @@ static const sc_backend_desc ascend = {
     .device_memory_facts = LIST("memory.total_bytes"),
     .driver_facts = PARTS({"driver.ascend", "npu-driver", NULL, "driver.version", NULL}),
     .firmware_facts = PARTS({"driver.ascend", "firmware", NULL, "firmware.version", NULL}),
-    .runtime_facts = PARTS({"runtime.acl", "ACL", NULL, "acl.interface_version", "acl.realpath"},
+    .runtime_facts = PARTS({"runtime.acl", "ACL", NULL, "acl/interface_version", "acl/realpath"},
                            {"runtime.acl", "ACL", NULL, NULL, "library.realpath"}),
     /* the CANN version the runtime reports (live), else the toolkit its latest link names */
-    .toolkit_facts = PARTS({"runtime.acl", "CANN", NULL, "acl.cann_version", "toolkit.path"},
+    .toolkit_facts = PARTS({"runtime.acl", "CANN", NULL, "acl/cann_version", "toolkit.path"},
                            {"runtime.acl", "CANN", NULL, "toolkit.version", "toolkit.path"},
                            {"runtime.acl", "CANN", NULL, "toolkits[].version", "toolkits[].path"}),
     .torch_plugin = "torch_npu",

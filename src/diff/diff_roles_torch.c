@@ -12,7 +12,7 @@ const sc_diff_library_list sc_diff_library_lists[] = {
     {NULL, NULL},
 };
 
-const char *const sc_diff_torch_versions[] = {"torch.version", "metadata.torch.version", NULL};
+const char *const sc_diff_torch_versions[] = {"torch/version", "metadata.torch.version", NULL};
 
 typedef struct {
     sc_diff_role *out;

@@ -44,23 +44,21 @@ def _finding(i):
 
 
 def _platform_probes(items, side):
-    """a: an NVIDIA node, b: an AMD node, each with SIZE distinct devices in its driver's and its
-    runtime's lists, SIZE installs or toolkits, and torch mapping SIZE collective libraries and
-    needing them from SIZE files."""
-    pci = ["0000:%02x:%02x.0" % (i // 256 % 256, i % 256) for i in items]
-    dev = [{"pci_address": a, "name": "gpu%d" % i, "model": "gpu%d" % i, "arch": "sm_%d" % i,
-            "vram_bytes": i, "total_memory_bytes": i, "fw_version": i, "vbios": str(i)}
-           for a, i in zip(pci, items)]
-    roots = [{"root": "/opt/r%d" % i, "kind": "rocm", "version": "%d" % i} for i in items]
+    """a: an NVIDIA node, b: an AMD node, each with SIZE distinct devices in its driver's list and
+    in its runtime's (in reverse order: matched by PCI address), SIZE installs or toolkits, and
+    torch mapping SIZE collective libraries and needing them from its files."""
+    mem = "vram_bytes" if side else "total_memory_bytes"
+    dev = [{"pci_address": "0000:%02x:%02x.0" % (i // 256 % 256, i % 256),
+            "name" if side else "model": "gpu%d" % i, "arch": "sm_%d" % i, mem: i}
+           for i in items]
+    roots = [{"root": "/opt/r%d" % i, "version": "%d" % i} for i in items]
     libs = [{"name": ("librccl.so.%d" if side else "libnccl.so.%d") % i, "root": "/opt/r%d" % i}
             for i in items]
     drv, rt = ("driver.amd", "runtime.hip") if side else ("driver.nvidia", "runtime.cuda")
-    torch = {"torch": {"version": "2.3.0", "mapped_libraries": libs}}
-    return [dict(_probe(drv, status="pass"), backend="none", facts={"devices": dev}),
-            _probe(rt, facts={"devices": list(reversed(dev)), "installs": roots,
-                              "toolkits": roots}),
-            _probe("framework.torch", facts=torch),
-            _probe("libraries.torch", facts={"files": [{"libraries": libs[:1]} for _ in items]})]
+    return [_probe(drv, facts={"devices": dev}, status="pass"),
+            _probe(rt, facts={"devices": dev[::-1], "installs" if side else "toolkits": roots}),
+            _probe("framework.torch", facts={"torch": {"version": "2", "mapped_libraries": libs}}),
+            _probe("libraries.torch", facts={"files": [{"libraries": libs}]})]
 
 
 def snapshot(size, side, shape="findings"):

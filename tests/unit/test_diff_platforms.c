@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "diff_harness.h"
 #include "sc_backend.h"
 #include "sc_diff.h"
 
@@ -31,17 +32,6 @@ static cJSON *snapshot(const char *probes)
     free(text);
     assert_non_null(json);
     return json;
-}
-
-static cJSON *diff_of(cJSON *a, cJSON *b)
-{
-    sc_diff_options opt;
-    sc_diff_options_init(&opt);
-    cJSON *d = sc_diff_snapshots(a, b, &opt);
-    assert_non_null(d);
-    cJSON_Delete(a);
-    cJSON_Delete(b);
-    return d;
 }
 
 static const cJSON *row(const cJSON *d, const char *role)
