@@ -28,92 +28,6 @@ const sc_stack_part *sc_diff_role_parts(const sc_backend_desc *b, const sc_diff_
     return *(const sc_stack_part *const *)((const char *)b + role->field);
 }
 
-const cJSON *sc_diff_probe_facts(sc_diff_side *side, const char *probe)
-{
-    return sc_diff_get(sc_diff_side_probe(side, probe), "facts");
-}
-
-typedef struct {
-    char *buf;
-    size_t size;
-    const char *text;
-} first_text_job;
-
-static void take_first(const cJSON *v, void *arg)
-{
-    first_text_job *job = arg;
-    if (!job->text)
-        job->text = sc_diff_scalar_text(v, job->buf, job->size);
-}
-
-const char *sc_diff_first_text(const cJSON *obj, const char *path, char *buf, size_t size)
-{
-    first_text_job job = {buf, size, NULL};
-    if (path)
-        sc_diff_path_each(obj, path, take_first, &job);
-    return job.text;
-}
-
-void sc_diff_role_init(sc_diff_role *r, cJSON *list, bool *oom)
-{
-    r->list = list;
-    r->count = 0;
-    r->more = 0;
-    sc_diff_index_init(&r->seen, oom);
-}
-
-cJSON *sc_diff_role_entry(sc_diff_role *r, const char *key, bool *is_new)
-{
-    cJSON *e = (cJSON *)sc_diff_index_find(&r->seen, key, NULL);
-    *is_new = false;
-    if (e || !r->list)
-        return e;
-    if (r->count >= SC_DIFF_ROLE_MAX) {
-        r->more++;
-        return NULL;
-    }
-    e = cJSON_CreateObject();
-    if (!e)
-        return NULL;
-    cJSON_AddItemToArray(r->list, e);
-    sc_diff_index_add_copy(&r->seen, key, e);
-    r->count++;
-    *is_new = true;
-    return e;
-}
-
-void sc_diff_role_done(sc_diff_role *r, cJSON *platform, const char *role)
-{
-    char key[64];
-    if (r->more) {
-        snprintf(key, sizeof key, "%s_more", role);
-        cJSON_AddNumberToObject(platform, key, r->more);
-    }
-    sc_diff_index_free(&r->seen);
-}
-
-void sc_diff_add_text(cJSON *o, const char *key, const char *text)
-{
-    cJSON_AddItemToObject(o, key, text ? cJSON_CreateString(text) : cJSON_CreateNull());
-}
-
-/* Adds {backend, name, version, where} once. */
-void sc_diff_role_add(sc_diff_role *r, const char *backend, const char *name, const char *version,
-                      const char *where)
-{
-    char key[1024];
-    bool is_new;
-    snprintf(key, sizeof key, "%s\x1f%.250s\x1f%.250s\x1f%.250s", backend, name ? name : "",
-             version ? version : "", where ? where : "");
-    cJSON *e = sc_diff_role_entry(r, key, &is_new);
-    if (!is_new)
-        return;
-    cJSON_AddStringToObject(e, "backend", backend);
-    sc_diff_add_text(e, "name", name);
-    sc_diff_add_text(e, "version", version);
-    sc_diff_add_text(e, "where", where);
-}
-
 /* ---- stack parts: driver, firmware, runtime, toolkit ---- */
 
 typedef struct {
@@ -221,11 +135,6 @@ static evidence evidence_of(sc_diff_side *side, const sc_backend_desc *b)
 
 /* ---- devices ---- */
 
-static bool listed(const char *const *list, const char *s)
-{
-    return sc_backend_list_has(list, s);
-}
-
 /* The first of keys (skipping those in skip) with a value in dev, else in twin. */
 static const cJSON *device_fact(const cJSON *dev, const cJSON *twin, const char *const *keys,
                                 const char *const *skip)
@@ -233,7 +142,7 @@ static const cJSON *device_fact(const cJSON *dev, const cJSON *twin, const char 
     const cJSON *const devs[] = {dev, twin};
     for (size_t d = 0; d < 2; d++)
         for (const char *const *k = keys; devs[d] && k && *k; k++) {
-            const cJSON *v = listed(skip, *k) ? NULL : sc_diff_path(devs[d], *k);
+            const cJSON *v = sc_backend_list_has(skip, *k) ? NULL : sc_diff_path(devs[d], *k);
             if (v && !cJSON_IsNull(v))
                 return v;
         }
@@ -258,7 +167,8 @@ static void add_device(sc_diff_role *out, const sc_backend_desc *b, const cJSON 
         return;
     if (!is_new) {
         cJSON *count = cJSON_GetObjectItemCaseSensitive(e, "count");
-        cJSON_SetNumberValue(count, count->valuedouble + 1);
+        if (count)
+            cJSON_SetNumberValue(count, count->valuedouble + 1);
         return;
     }
     cJSON_AddStringToObject(e, "backend", b->name);
@@ -281,8 +191,8 @@ static void index_by_pci(sc_diff_index *ix, const cJSON *list)
 }
 
 /* The driver's devices (else the runtime's), each completed by its twin in the other list: the
- * one with its PCI address, or the one at its place when neither list has addresses and both
- * are as long. */
+ * one with its PCI address, or, when the other list has no addresses (runtime.acl), the one at
+ * its place if both lists are as long. */
 static void devices_of(sc_diff_side *side, const sc_backend_desc *b, sc_diff_role *out)
 {
     const cJSON *drv = device_list(side, b, b->driver_probe);

@@ -114,8 +114,8 @@ void sc_diff_facts(sc_diff_acc *acc);
 cJSON *sc_diff_numerics(sc_diff_acc *acc, const sc_diff_options *opt);
 
 /* Platforms: the same roles read through each backend's descriptor, so that two snapshots of
- * different backends compare as one table (diff_path.c, diff_roles.c, diff_platforms.c,
- * diff_table.c). */
+ * different backends compare as one table (diff_path.c, diff_roles*.c, diff_role_*.c,
+ * diff_cells.c, diff_platforms.c, diff_table.c). */
 
 /* Calls fn for every value at path in obj: keys separated by '.' or '/', and "[]" after a key
  * steps into every item of the list there ("files[].libraries[].name"; a path ending in "[]"

@@ -1,6 +1,6 @@
 /* Shared by the files that read a snapshot's platform by role (diff_roles.c, diff_roles_torch.c,
- * diff_role_facts.c): the roles read through the backend descriptors, and a role's list of
- * distinct entries. */
+ * diff_role_list.c, diff_role_facts.c, diff_cells.c): the roles read through the backend
+ * descriptors, and a role's list of distinct entries. */
 #ifndef SC_DIFF_ROLES_H
 #define SC_DIFF_ROLES_H
 
@@ -56,6 +56,9 @@ const char *sc_diff_first_text(const cJSON *obj, const char *path, char *buf, si
  * NULL: only counts them). */
 int sc_diff_parts_of(sc_diff_side *side, const sc_backend_desc *b, const sc_stack_part *parts,
                      sc_diff_role *out);
+/* The text of role ("backend", "devices", "driver", ..., "torch") of platform, for a row of the
+ * table; null when the role has nothing. */
+cJSON *sc_diff_cell(const cJSON *platform, const char *role);
 /* Adds collective[] and torch to platform p. */
 void sc_diff_torch_roles(sc_diff_side *side, cJSON *p, bool *oom);
 
