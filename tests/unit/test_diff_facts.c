@@ -2,8 +2,10 @@
  * roles from the backend descriptors) exists in some snapshot the current code writes: each
  * fixture root offline, the HIP, CUDA and ACL runtimes live against their stubs, torch as a ROCm
  * build with the torch_npu plug-in (a fake package: neither can exist here) and as Debian's CPU
- * build. A key a probe renames makes this test fail instead of leaving a diff row empty. The
- * platforms of the fresh fixture snapshots name their backends. */
+ * build. Every fixture root is read, so a new backend's fixtures count at once; its runtime's
+ * stub joins run_runtimes. A key a probe renames makes this test fail instead of leaving a diff row
+ * empty. The platforms of the fresh fixture snapshots name their backends. */
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <setjmp.h>
@@ -22,10 +24,7 @@
 #include "sc_runner.h"
 #include "sc_snapshot.h"
 
-#define SNAPSHOTS_MAX 16
-
-static const char *const fixtures[] = {"nvidia-h200", "hygon-dcu",    "mi250x-8gcd",
-                                       "ascend-910b", "plain-server", "rocm-multi"};
+#define SNAPSHOTS_MAX 64
 
 /* ---- the stubs' directory: runtime libraries and a fake torch, made before re-executing ---- */
 
@@ -220,17 +219,41 @@ static cJSON *run_torch(const char *site)
 
 typedef struct {
     cJSON *snaps[SNAPSHOTS_MAX];
+    char *names[SNAPSHOTS_MAX]; /* the fixture root of each offline snapshot, else NULL */
     size_t count;
 } snapshots;
 
 static snapshots all;
 
+/* Every fixture root under tests/fixtures (each a directory but diff-golden's snapshots), so a
+ * new backend's fixtures are read as soon as they exist. */
+static void add_fixture_snapshots(snapshots *s)
+{
+    char dir[4096];
+    struct dirent **names;
+    snprintf(dir, sizeof dir, "%s/tests/fixtures", getenv("SC_SOURCE_DIR"));
+    int n = scandir(dir, &names, NULL, alphasort);
+    assert_true(n > 0);
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i]->d_name;
+        char path[4400];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && name[0] != '.' &&
+            strcmp(name, "diff-golden") != 0 && s->count < SNAPSHOTS_MAX - 3) {
+            s->names[s->count] = strdup(name);
+            s->snaps[s->count++] = run_offline(name);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
 static int make_snapshots(void **state)
 {
     char site[4200];
     (void)state;
-    for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++)
-        all.snaps[all.count++] = run_offline(fixtures[i]);
+    add_fixture_snapshots(&all);
     all.snaps[all.count++] = run_runtimes();
     /* Debian's torch first: where torch is is found once a process */
     all.snaps[all.count++] = run_torch(NULL);
@@ -242,8 +265,10 @@ static int make_snapshots(void **state)
 static int free_snapshots(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < all.count; i++)
+    for (size_t i = 0; i < all.count; i++) {
         cJSON_Delete(all.snaps[i]);
+        free(all.names[i]);
+    }
     return 0;
 }
 
@@ -345,11 +370,22 @@ static const char *backends_of(cJSON *snap, char *buf, size_t size)
 static void test_fixture_backends(void **state)
 {
     (void)state;
-    static const char *const want[] = {
-        "nvidia/devices", "amd/devices", "amd/devices", "ascend/devices", "", "amd/installed"};
+    static const struct {
+        const char *fixture, *backends;
+    } want[] = {{"nvidia-h200", "nvidia/devices"},
+                {"hygon-dcu", "amd/devices"},
+                {"mi250x-8gcd", "amd/devices"},
+                {"ascend-910b", "ascend/devices"},
+                {"plain-server", ""},
+                {"rocm-multi", "amd/installed"}};
     char buf[256];
-    for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++)
-        assert_string_equal(backends_of(all.snaps[i], buf, sizeof buf), want[i]);
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        size_t i = 0;
+        while (i < all.count && !(all.names[i] && strcmp(all.names[i], want[w].fixture) == 0))
+            i++;
+        assert_true(i < all.count);
+        assert_string_equal(backends_of(all.snaps[i], buf, sizeof buf), want[w].backends);
+    }
 }
 
 int main(int argc, char **argv)
