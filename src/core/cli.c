@@ -4,6 +4,7 @@
 #include "sc_cli.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +12,15 @@
 #include <unistd.h>
 
 #include "sc_findings_doc.h"
+#include "sc_output.h"
 #include "sc_probe.h"
+#include "sc_prometheus.h"
 #include "sc_redact.h"
 #include "sc_report.h"
 #include "sc_runner.h"
+#include "sc_slurm.h"
 #include "sc_snapshot.h"
+#include "sc_util.h"
 #include "sc_version.h"
 
 static const char usage_text[] =
@@ -24,6 +29,7 @@ static const char usage_text[] =
     "       stackcheck list\n"
     "       stackcheck libs [--arch ARCH]... [--json FILE] FILE...\n"
     "       stackcheck diff A.json B.json [--json FILE] [--rtol R] [--atol A]\n"
+    "       stackcheck fleet [--json FILE] [--factor F] SNAPSHOT...|DIR...\n"
     "\n"
     "Checks an accelerator software stack bottom-up (driver, runtime, libraries, framework, app),\n"
     "names the first layer that fails and why, and writes a JSON snapshot of the environment.\n"
@@ -43,16 +49,29 @@ static const char usage_text[] =
     "  --app CMD            the application's smallest real step, run through /bin/sh -c\n"
     "  --app-script FILE    a Python script run in the framework layer's interpreter\n"
     "  --app-repeat N       run the app step N times (first run apart from steady state)\n"
+    "  --prometheus FILE    write node_exporter textfile-collector metrics to FILE\n"
+    "  --deadline SECONDS   the whole run's deadline: each isolated probe gets at most what is\n"
+    "                       left, probes not started by then are skipped (default: none; 35\n"
+    "                       with --slurm)\n"
+    "  --slurm              Slurm health check or prolog: one line of output; drain this node\n"
+    "                       when the verdict fails, resume it when it passes and stackcheck had\n"
+    "                       drained it (a node drained for another reason is left alone)\n"
+    "  --scontrol PATH      the scontrol --slurm runs (default: scontrol on PATH)\n"
     "  --no-color           no colour (also when NO_COLOR is set)\n"
     "  -q, --quiet          print the verdict only\n"
     "  -v, --verbose        print every finding and each probe's duration\n"
     "  --version            print the version and exit\n"
     "  -h, --help           print this help and exit\n"
     "\n"
+    "\n"
+    "The paths of --json, --junit and --prometheus may hold %h (the short host name), %j\n"
+    "(SLURM_JOB_ID, or none), %t (the run's UTC time) and %% (a %); missing directories are\n"
+    "created.\n"
+    "\n"
     "Exit status:\n"
     "  0  every layer that ran passed (warnings allowed)\n"
     "  1  a check failed, crashed or timed out\n"
-    "  2  usage error or unreadable input\n";
+    "  2  usage error, unreadable input, or (--slurm) scontrol could not do its part\n";
 
 enum {
     OPT_JSON = 256,
@@ -69,7 +88,11 @@ enum {
     OPT_ARCH,
     OPT_APP,
     OPT_APP_SCRIPT,
-    OPT_APP_REPEAT
+    OPT_APP_REPEAT,
+    OPT_PROMETHEUS,
+    OPT_SLURM,
+    OPT_SCONTROL,
+    OPT_DEADLINE
 };
 
 static const struct option run_options[] = {
@@ -91,6 +114,10 @@ static const struct option run_options[] = {
     {"app", required_argument, NULL, OPT_APP},
     {"app-script", required_argument, NULL, OPT_APP_SCRIPT},
     {"app-repeat", required_argument, NULL, OPT_APP_REPEAT},
+    {"prometheus", required_argument, NULL, OPT_PROMETHEUS},
+    {"slurm", no_argument, NULL, OPT_SLURM},
+    {"scontrol", required_argument, NULL, OPT_SCONTROL},
+    {"deadline", required_argument, NULL, OPT_DEADLINE},
     {NULL, 0, NULL, 0},
 };
 
@@ -124,13 +151,45 @@ static int add_to(sc_strlist *list, const char *item, const char *what)
     return sc_strlist_add(list, item) == 0 ? 0 : usage_error("too many %s options", what);
 }
 
+/* An output path whose template does not expand is a usage error now, not after the run. */
+static int output_path(const char **slot, const char *tmpl)
+{
+    char path[PATH_MAX];
+    sc_error err = {0};
+    if (sc_output_path(tmpl, path, sizeof path, &err) < 0)
+        return usage_error("%s", err.message);
+    *slot = tmpl;
+    return 0;
+}
+
+static int seconds(const char *text, const char *name, double *out)
+{
+    char *end;
+    *out = strtod(text, &end);
+    if (*end || end == text || !(*out > 0) || *out > 86400)
+        return usage_error("invalid %s '%s' (seconds, > 0)", name, text);
+    return 0;
+}
+
+/* The options of clusters: metrics, Slurm, the run's deadline. */
+static int apply_cluster_option(int c, sc_options *opt)
+{
+    switch (c) {
+    case OPT_PROMETHEUS: return output_path(&opt->prometheus_path, optarg);
+    case OPT_SLURM: opt->slurm = true; return 0;
+    case OPT_SCONTROL: opt->scontrol = optarg; return 0;
+    case OPT_DEADLINE: return seconds(optarg, "--deadline", &opt->deadline_s);
+    default: return SC_EXIT_USAGE;
+    }
+}
+
 /* Applies one parsed option; returns 0, 1 (help or version printed) or SC_EXIT_USAGE. */
 static int apply_option(int c, sc_options *opt)
 {
     char *end;
     switch (c) {
-    case OPT_JSON: opt->json_path = optarg; break;
-    case OPT_JUNIT: opt->junit_path = optarg; break;
+    case OPT_JSON: return output_path(&opt->json_path, optarg);
+    case OPT_JUNIT: return output_path(&opt->junit_path, optarg);
     case OPT_SYSROOT: opt->sysroot = optarg; break;
     case OPT_KEEP_GOING: opt->keep_going = true; break;
     case OPT_NO_COLOR: opt->color = false; break;
@@ -143,11 +202,7 @@ static int apply_option(int c, sc_options *opt)
     case OPT_ARCH: return add_to(&opt->archs, optarg, "--arch");
     case OPT_APP: opt->app_cmd = optarg; break;
     case OPT_APP_SCRIPT: opt->app_script = optarg; break;
-    case OPT_TIMEOUT:
-        opt->timeout_s = strtod(optarg, &end);
-        if (*end || opt->timeout_s <= 0 || opt->timeout_s > 86400)
-            return usage_error("invalid --timeout '%s' (seconds, > 0)", optarg);
-        break;
+    case OPT_TIMEOUT: return seconds(optarg, "--timeout", &opt->timeout_s);
     case OPT_APP_REPEAT:
         opt->app_repeat = (int)strtol(optarg, &end, 10);
         if (*end || opt->app_repeat < 1 || opt->app_repeat > 10000)
@@ -155,7 +210,7 @@ static int apply_option(int c, sc_options *opt)
         break;
     case OPT_VERSION: printf("stackcheck %s\n", SC_VERSION); return 1;
     case 'h': fputs(usage_text, stdout); return 1;
-    default: return SC_EXIT_USAGE;
+    default: return apply_cluster_option(c, opt);
     }
     return 0;
 }
@@ -181,22 +236,32 @@ int sc_parse_run_options(int argc, char **argv, sc_options *opt)
         optind++;
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
+    if (opt->slurm && opt->deadline_s <= 0)
+        opt->deadline_s = SC_SLURM_DEADLINE_S; /* under Slurm's 60 s for a health check */
     return 0;
+}
+
+typedef int (*output_writer)(const cJSON *snapshot, const char *path, sc_error *err);
+
+/* Writes one output to its template's path; 0 or SC_EXIT_USAGE (said on standard error). */
+static int write_output(const cJSON *snapshot, const char *tmpl, output_writer write)
+{
+    char path[PATH_MAX];
+    sc_error err = {0};
+    if (!tmpl)
+        return 0;
+    if (sc_output_path(tmpl, path, sizeof path, &err) == 0 && write(snapshot, path, &err) == 0)
+        return 0;
+    sc_print_line(stderr, "stackcheck: ", "%s", err.message);
+    return SC_EXIT_USAGE;
 }
 
 static int write_outputs(const cJSON *snapshot, const sc_options *opt)
 {
-    sc_error err = {0};
-    int rc = 0;
-    if (opt->json_path && sc_snapshot_write(snapshot, opt->json_path, &err) < 0) {
-        sc_print_line(stderr, "stackcheck: ", "%s", err.message);
-        rc = SC_EXIT_USAGE;
-    }
-    if (opt->junit_path && sc_junit_write(snapshot, opt->junit_path, &err) < 0) {
-        sc_print_line(stderr, "stackcheck: ", "%s", err.message);
-        rc = SC_EXIT_USAGE;
-    }
-    return rc;
+    int rc = write_output(snapshot, opt->json_path, sc_snapshot_write);
+    rc |= write_output(snapshot, opt->junit_path, sc_junit_write);
+    rc |= write_output(snapshot, opt->prometheus_path, sc_prometheus_write);
+    return rc ? SC_EXIT_USAGE : 0;
 }
 
 int sc_cmd_run(int argc, char **argv)
@@ -214,7 +279,9 @@ int sc_cmd_run(int argc, char **argv)
     bool json_stdout = opt.json_path && strcmp(opt.json_path, "-") == 0;
     FILE *report = json_stdout ? stderr : stdout;
     const char *no_color = getenv("NO_COLOR");
-    opt.color = opt.color && isatty(fileno(report)) && !(no_color && *no_color);
+    opt.color = opt.color && !opt.slurm && isatty(fileno(report)) && !(no_color && *no_color);
+    if (opt.deadline_s > 0)
+        opt.deadline_ms = sc_now_ms() + opt.deadline_s * 1000.0;
     cJSON *snapshot = sc_snapshot_new(&opt, &root);
     if (!snapshot) {
         fputs("stackcheck: out of memory\n", stderr);
@@ -224,9 +291,12 @@ int sc_cmd_run(int argc, char **argv)
     int exit_code = sc_run_probes(sc_probes, &opt, &root, snapshot);
     sc_snapshot_add_not_read(snapshot);
     sc_redact_json(snapshot); /* the one door out: report, snapshot and JUnit all come from here */
-    sc_report_print(report, snapshot, opt.color, opt.verbosity);
+    if (!opt.slurm)           /* --slurm says one line, after it acted */
+        sc_report_print(report, snapshot, opt.color, opt.verbosity);
     fflush(report);
     int out_rc = write_outputs(snapshot, &opt);
+    if (opt.slurm)
+        exit_code = sc_slurm_act(snapshot, &opt, exit_code, report);
     cJSON_Delete(snapshot);
     sc_root_close(&root);
     return out_rc ? out_rc : exit_code;

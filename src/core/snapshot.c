@@ -116,6 +116,28 @@ static int open_input(const char *path)
     return fd;
 }
 
+/* Reads fd (sized by hint) to its end within max_bytes and parses it; path names it in err. */
+static cJSON *parse_fd(int fd, const char *path, size_t hint, size_t max_bytes, sc_error *err)
+{
+    char *text = NULL;
+    long n = sc_read_fd(fd, hint, max_bytes + 1, &text);
+    close(fd);
+    cJSON *json = NULL;
+    const char *at;
+    if (n > (long)max_bytes)
+        sc_error_set(err, -EFBIG, "%s is larger than %zu bytes", path, max_bytes);
+    else if (n < 0)
+        sc_error_set(err, (int)n, "cannot read %s: %s", path, sc_root_strerror((int)n));
+    else if (!(json = cJSON_ParseWithLength(text, (size_t)n)) && n > 0 &&
+             (at = cJSON_GetErrorPtr()) != NULL && at >= text + n)
+        sc_error_set(err, -EINVAL, "%s is not valid JSON: it ends early (truncated)", path);
+    else if (!json)
+        sc_error_set(err, -EINVAL, "%s is not valid JSON (near byte %td)", path,
+                     cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - text : (ptrdiff_t)0);
+    free(text);
+    return json;
+}
+
 cJSON *sc_json_read_file(const char *path, size_t max_bytes, sc_error *err)
 {
     int fd = open_input(path);
@@ -123,17 +145,16 @@ cJSON *sc_json_read_file(const char *path, size_t max_bytes, sc_error *err)
         sc_error_set(err, fd, "cannot open %s: %s", path, sc_root_strerror(fd));
         return NULL;
     }
-    char *text = NULL;
-    long n = sc_read_fd(fd, 0, max_bytes + 1, &text);
-    close(fd);
-    cJSON *json = NULL;
-    if (n > (long)max_bytes)
-        sc_error_set(err, -EFBIG, "%s is larger than %zu bytes", path, max_bytes);
-    else if (n < 0)
-        sc_error_set(err, (int)n, "cannot read %s: %s", path, sc_root_strerror((int)n));
-    else if (!(json = cJSON_ParseWithLength(text, (size_t)n)))
-        sc_error_set(err, -EINVAL, "%s is not valid JSON (near byte %td)", path,
-                     cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - text : (ptrdiff_t)0);
-    free(text);
-    return json;
+    return parse_fd(fd, path, 0, max_bytes, err);
+}
+
+cJSON *sc_json_read_regular(const char *path, size_t max_bytes, sc_error *err)
+{
+    struct stat st;
+    int fd = sc_open_regular(path, &st);
+    if (fd < 0) {
+        sc_error_set(err, fd, "cannot open %s: %s", path, sc_root_strerror(fd));
+        return NULL;
+    }
+    return parse_fd(fd, path, (size_t)st.st_size + 1, max_bytes, err); /* +1: sees the end */
 }
