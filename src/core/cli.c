@@ -241,27 +241,37 @@ int sc_parse_run_options(int argc, char **argv, sc_options *opt)
     return 0;
 }
 
-typedef int (*output_writer)(const cJSON *snapshot, const char *path, sc_error *err);
-
-/* Writes one output to its template's path; 0 or SC_EXIT_USAGE (said on standard error). */
-static int write_output(const cJSON *snapshot, const char *tmpl, output_writer write)
+/* Says why an output could not be written; returns SC_EXIT_USAGE. */
+static int output_failed(const sc_error *err)
 {
-    char path[PATH_MAX];
-    sc_error err = {0};
-    if (!tmpl)
-        return 0;
-    if (sc_output_path(tmpl, path, sizeof path, &err) == 0 && write(snapshot, path, &err) == 0)
-        return 0;
-    sc_print_line(stderr, "stackcheck: ", "%s", err.message);
+    sc_print_line(stderr, "stackcheck: ", "%s", err->message);
     return SC_EXIT_USAGE;
 }
 
-static int write_outputs(const cJSON *snapshot, const sc_options *opt)
+/* Writes each output asked for to its template's path (sc_output_path). */
+static int write_outputs(const cJSON *snapshot, const sc_run_state *rs, const sc_options *opt)
 {
-    int rc = write_output(snapshot, opt->json_path, sc_snapshot_write);
-    rc |= write_output(snapshot, opt->junit_path, sc_junit_write);
-    rc |= write_output(snapshot, opt->prometheus_path, sc_prometheus_write);
-    return rc ? SC_EXIT_USAGE : 0;
+    char path[PATH_MAX];
+    sc_error err = {0};
+    int rc = 0;
+    if (opt->json_path && (sc_output_path(opt->json_path, path, sizeof path, &err) < 0 ||
+                           sc_snapshot_write(snapshot, path, &err) < 0))
+        rc = output_failed(&err);
+    if (opt->junit_path && (sc_output_path(opt->junit_path, path, sizeof path, &err) < 0 ||
+                            sc_junit_write(rs, path, &err) < 0))
+        rc = output_failed(&err);
+    if (opt->prometheus_path &&
+        (sc_output_path(opt->prometheus_path, path, sizeof path, &err) < 0 ||
+         sc_prometheus_write(snapshot, path, &err) < 0))
+        rc = output_failed(&err);
+    return rc;
+}
+
+/* With -v, each probe that really runs is named as it starts. */
+static void say_running(const sc_run_state *rs, size_t index, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "stackcheck: running %s\n", rs->outcomes[index].probe->id);
 }
 
 int sc_cmd_run(int argc, char **argv)
@@ -288,16 +298,22 @@ int sc_cmd_run(int argc, char **argv)
         sc_root_close(&root);
         return SC_EXIT_FAIL;
     }
-    int exit_code = sc_run_probes(sc_probes, &opt, &root, snapshot);
+    sc_run_observer verbose = {.started = say_running};
+    sc_run_state rs;
+    int exit_code = sc_run_probes(sc_probes, &opt, &root, opt.verbosity > 0 ? &verbose : NULL, &rs);
+    /* The one door out: the run's outcomes passed it as the run ended; the header passes it here.
+     * The report, the snapshot and JUnit all come from what went through. */
+    sc_redact_json(snapshot);
+    sc_snapshot_add_run(snapshot, &rs);
     sc_snapshot_add_not_read(snapshot);
-    sc_redact_json(snapshot); /* the one door out: report, snapshot and JUnit all come from here */
-    if (!opt.slurm)           /* --slurm says one line, after it acted */
-        sc_report_print(report, snapshot, opt.color, opt.verbosity);
+    if (!opt.slurm) /* --slurm says one line, after it acted */
+        sc_report_print(report, snapshot, &rs, opt.color, opt.verbosity);
     fflush(report);
-    int out_rc = write_outputs(snapshot, &opt);
+    int out_rc = write_outputs(snapshot, &rs, &opt);
     if (opt.slurm)
         exit_code = sc_slurm_act(snapshot, &opt, exit_code, report);
     cJSON_Delete(snapshot);
+    sc_run_state_free(&rs);
     sc_root_close(&root);
     return out_rc ? out_rc : exit_code;
 }
