@@ -63,7 +63,6 @@ static const char usage_text[] =
     "  --version            print the version and exit\n"
     "  -h, --help           print this help and exit\n"
     "\n"
-    "\n"
     "The paths of --json, --junit and --prometheus may hold %h (the short host name), %j\n"
     "(SLURM_JOB_ID, or none), %t (the run's UTC time) and %% (a %); missing directories are\n"
     "created.\n"
@@ -71,7 +70,7 @@ static const char usage_text[] =
     "Exit status:\n"
     "  0  every layer that ran passed (warnings allowed)\n"
     "  1  a check failed, crashed or timed out\n"
-    "  2  usage error, unreadable input, or (--slurm) scontrol could not do its part\n";
+    "  2  usage error or unreadable input; with --slurm also when scontrol failed\n";
 
 enum {
     OPT_JSON = 256,
