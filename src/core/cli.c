@@ -356,10 +356,8 @@ typedef struct {
 } subcommand;
 
 static const subcommand subcommands[] = {
-    {"explain", sc_cmd_explain},
-    {"list", sc_cmd_list},
-    {"libs", sc_cmd_libs},
-    {"diff", sc_cmd_diff},
+    {"explain", sc_cmd_explain}, {"list", sc_cmd_list},   {"libs", sc_cmd_libs},
+    {"diff", sc_cmd_diff},       {"fleet", sc_cmd_fleet},
 };
 
 int sc_main(int argc, char **argv)

@@ -117,6 +117,29 @@ static int open_input(const char *path)
     return fd;
 }
 
+/* True when text ends inside a string or with an object or array still open: a file cut short
+ * (a node that died while writing without the atomic writer, a copy cut off), said apart from
+ * one that is wrong all through. */
+static bool ends_open(const char *text, size_t n)
+{
+    long depth = 0;
+    bool in_string = false, escaped = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = text[i];
+        if (in_string) {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    return n > 0 && (in_string || depth > 0);
+}
+
 /* Reads fd (sized by hint) to its end within max_bytes and parses it; path names it in err. */
 static cJSON *parse_fd(int fd, const char *path, size_t hint, size_t max_bytes, sc_error *err)
 {
@@ -124,13 +147,11 @@ static cJSON *parse_fd(int fd, const char *path, size_t hint, size_t max_bytes, 
     long n = sc_read_fd(fd, hint, max_bytes + 1, &text);
     close(fd);
     cJSON *json = NULL;
-    const char *at;
     if (n > (long)max_bytes)
         sc_error_set(err, -EFBIG, "%s is larger than %zu bytes", path, max_bytes);
     else if (n < 0)
         sc_error_set(err, (int)n, "cannot read %s: %s", path, sc_root_strerror((int)n));
-    else if (!(json = cJSON_ParseWithLength(text, (size_t)n)) && n > 0 &&
-             (at = cJSON_GetErrorPtr()) != NULL && at >= text + n)
+    else if (!(json = cJSON_ParseWithLength(text, (size_t)n)) && ends_open(text, (size_t)n))
         sc_error_set(err, -EINVAL, "%s is not valid JSON: it ends early (truncated)", path);
     else if (!json)
         sc_error_set(err, -EINVAL, "%s is not valid JSON (near byte %td)", path,
