@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "sc_options.h"
 #include "sc_types.h"
