@@ -174,14 +174,17 @@ static void add_outlier(cJSON *list, const char *node, const char *fact, const c
     cJSON_AddItemToArray(list, o);
 }
 
-static void metric_outliers(cJSON *list, const sc_fleet_metric *m, double factor)
+/* Adds the outliers of one fact; true when every value kept was one (there may be more). */
+static bool metric_outliers(cJSON *list, const sc_fleet_metric *m, double factor)
 {
+    int before = cJSON_GetArraySize(list), kept = 0;
     double median = median_of(m);
     double far = m->total_bytes * MEMORY_FAR_SHARE;
     char why[96];
     far = far > (double)MEMORY_FAR_BYTES ? far : (double)MEMORY_FAR_BYTES;
     for (int k = 0; k < SC_FLEET_EXTREMES; k++) {
         const sc_fleet_extreme *h = &m->high[k], *l = &m->low[k];
+        kept += (h->node != NULL) + (m->memory && l->node != NULL);
         if (!m->memory && h->node && h->value > factor * median &&
             h->value - median > MIN_SLOWER_MS) {
             snprintf(why, sizeof why, "x%.1f the median of its stack's nodes",
@@ -193,6 +196,7 @@ static void metric_outliers(cJSON *list, const sc_fleet_metric *m, double factor
         if (m->memory && l->node && median - l->value > far)
             add_outlier(list, l->node, m->name, "bytes", l->value, median, "far below the median");
     }
+    return kept > 0 && cJSON_GetArraySize(list) - before == kept;
 }
 
 /* Every node of a group whose stack is the majority's but for fewer devices. */
@@ -206,15 +210,17 @@ static void device_outliers(cJSON *list, sc_fleet_group *g, const sc_fleet_group
                     "fewer devices than the majority, otherwise the same stack");
 }
 
-cJSON *sc_fleet_outliers(sc_fleet *fleet, const sc_fleet_group *majority)
+cJSON *sc_fleet_outliers(sc_fleet *fleet, const sc_fleet_group *majority, bool *complete)
 {
+    *complete = true;
     cJSON *list = cJSON_CreateArray();
     for (int i = 0; list && i < fleet->group_count; i++) {
         sc_fleet_group *g = fleet->groups[i];
         if (majority)
             device_outliers(list, g, majority);
         for (int k = 0; g->nodes >= MIN_NODES && k < g->metric_count; k++)
-            metric_outliers(list, g->metrics[k], fleet->factor);
+            if (metric_outliers(list, g->metrics[k], fleet->factor))
+                *complete = false;
     }
     return list;
 }

@@ -112,7 +112,7 @@ static void print_failures(FILE *out, const cJSON *result)
     }
 }
 
-static void print_outliers(FILE *out, const cJSON *list)
+static void print_outliers(FILE *out, const cJSON *list, bool complete)
 {
     const cJSON *o;
     int i = 0;
@@ -128,6 +128,9 @@ static void print_outliers(FILE *out, const cJSON *list)
                 str(o, "unit"), cJSON_GetNumberValue(sc_diff_get(o, "median")));
         sc_term_printf(out, "%.*s\n", 100, str(o, "why"));
     }
+    if (!complete)
+        fprintf(out, "  (the %d largest values of a fact are kept per stack: there may be more)\n",
+                SC_FLEET_EXTREMES);
 }
 
 static void print_skipped(FILE *out, const cJSON *skipped)
@@ -168,7 +171,8 @@ void sc_fleet_print(FILE *out, const cJSON *result)
         fprintf(out, "\n%ld healthy nodes with yet other stacks are counted, not grouped\n",
                 num(result, "ungrouped"));
     print_failures(out, result);
-    print_outliers(out, sc_diff_get(result, "outliers"));
+    print_outliers(out, sc_diff_get(result, "outliers"),
+                   !cJSON_IsFalse(sc_diff_get(result, "outliers_complete")));
     print_skipped(out, sc_diff_get(result, "skipped"));
     print_verdict(out, result);
 }

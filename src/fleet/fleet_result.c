@@ -102,9 +102,11 @@ cJSON *sc_fleet_result(sc_fleet *fleet)
     cJSON *causes = cJSON_AddArrayToObject(r, "failures");
     for (int i = 0; i < fleet->cause_count; i++)
         cJSON_AddItemToArray(causes, cause_json(fleet->causes[i]));
-    cJSON *outliers = sc_fleet_outliers(fleet, majority);
+    bool complete;
+    cJSON *outliers = sc_fleet_outliers(fleet, majority, &complete);
     int n = cJSON_GetArraySize(outliers);
     cJSON_AddItemToObject(r, "outliers", outliers);
+    cJSON_AddBoolToObject(r, "outliers_complete", complete);
     int code = exit_code(fleet, n);
     cJSON_AddBoolToObject(r, "identical",
                           fleet->group_count <= 1 && n == 0 && fleet->ungrouped == 0);

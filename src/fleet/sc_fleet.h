@@ -101,9 +101,10 @@ void sc_fleet_measure(sc_fleet *fleet, sc_fleet_group *group, const cJSON *snaps
                       const char *name);
 /* Frees one group's metrics. */
 void sc_fleet_metrics_free(sc_fleet_group *group);
-/* The outliers of every group: [{node, fact, value, median, why}] (also the groups that differ
- * from the majority only in their device count). majority may be NULL. */
-cJSON *sc_fleet_outliers(sc_fleet *fleet, const sc_fleet_group *majority);
+/* The outliers of every group: [{node, fact, unit, value, median, why}] (also the groups that
+ * differ from the majority only in their device count). majority may be NULL. *complete is false
+ * when every value kept of some fact was an outlier: more nodes than SC_FLEET_EXTREMES may be. */
+cJSON *sc_fleet_outliers(sc_fleet *fleet, const sc_fleet_group *majority, bool *complete);
 /* The whole answer as JSON: {schema, files, nodes, healthy, failed, skipped{count, files[]},
  * majority, groups[{nodes, names[], majority, stack{}, differs[{role, majority[], group[]}]}],
  * ungrouped, failures[{layer, finding, probe, status, nodes, names[]}], outliers[], identical,
