@@ -15,8 +15,9 @@
 
 #include "sc_reap.h"
 
-#define DRAIN_GRACE_MS 200.0 /* after it exits: output still in the pipe, not a child holding it   \
-                              */
+#define DRAIN_GRACE_MS                                                                             \
+    200.0 /* after it exits: output still in the pipe, not a child holding it                      \
+           */
 #define KILL_WAIT_MS 2000.0
 
 /* Reads what fd has within wait_ms into out (bounded); false at end of file or on an error. */
