@@ -52,6 +52,9 @@ SelectType=select/linear
 MpiDefault=none
 SwitchType=switch/none
 ReturnToService=2
+HealthCheckProgram={tmp}/health.sh
+HealthCheckInterval=2
+HealthCheckNodeState=ANY
 NodeName={node} NodeHostname={host} NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 """
@@ -75,6 +78,16 @@ class Slurm(unittest.TestCase):
             f.write(CONF.format(tmp=cls.tmp, node=NODE, host=socket.gethostname(),
                                 ctld_port=free_port(), slurmd_port=free_port()))
         open(os.path.join(cls.tmp, "plugstack.conf"), "w").close()
+        # slurmd's health check: stackcheck --slurm on the root named in health.root, nothing
+        # while there is none (so the other tests run undisturbed). slurmd gives it no PATH.
+        health = os.path.join(cls.tmp, "health.sh")
+        with open(health, "w") as f:
+            # slurmd clears the environment: scontrol needs to be told where this slurm.conf is
+            # (a real cluster's is at the default path).
+            f.write("#!/bin/sh\n[ -f %s/health.root ] || exit 0\nexport SLURM_CONF=%s\n"
+                    "exec %s --slurm --sysroot \"$(cat %s/health.root)\" >>%s/health.log 2>&1\n"
+                    % (cls.tmp, cls.conf, os.path.abspath(sclib.STACKCHECK), cls.tmp, cls.tmp))
+        os.chmod(health, 0o755)
         cls.env = dict(os.environ, SLURM_CONF=cls.conf)
         try:
             cls.start()
@@ -236,6 +249,32 @@ class Slurm(unittest.TestCase):
         self.assertIn("Majority stack: 2 nodes", r.stdout)
         self.assertIn("amdgpu 6.3.6 -> hydcu", r.stdout)
         self.assertIn("driver driver.no-accelerator: 1 node", r.stdout)
+    def test_6_slurmd_runs_it_as_its_health_check_program(self):
+        marker = os.path.join(self.tmp, "health.root")
+
+        def until(cond, what):
+            end = time.monotonic() + 60
+            while time.monotonic() < end:
+                if cond(self.node()):
+                    return
+                time.sleep(0.5)
+            with open(os.path.join(self.tmp, "health.log"), errors="replace") as f:
+                self.fail("%s: node %s; health.log: %s" % (what, self.node(), f.read()[-2000:]))
+        try:
+            with open(marker, "w") as f:
+                f.write(FAILING)
+            until(lambda n: "DRAIN" in n[0] and n[1] == "stackcheck: driver driver.no-accelerator",
+                  "not drained by slurmd's health check")
+            with open(marker, "w") as f:
+                f.write(PASSING)
+            until(lambda n: "DRAIN" not in n[0] and n[1] == "", "not resumed")
+        finally:
+            os.unlink(marker)
+        with open(os.path.join(self.tmp, "health.log")) as f:
+            log = f.read()
+        self.assertIn("stackcheck: %s: fail: driver driver.no-accelerator; drained" % NODE, log)
+        self.assertIn("resumed: stackcheck had drained it", log)
+
 
 if __name__ == "__main__":
     sclib.main()
