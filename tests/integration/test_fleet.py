@@ -132,6 +132,31 @@ class Fleet(sclib.TempDirCase):
         self.assertEqual(sclib.run(["fleet", "--factor", "0.5", self.dir], json_file=False).rc, 2)
         self.assertEqual(sclib.run(["fleet", "--bogus", self.dir], json_file=False).rc, 2)
 
+    def test_snapshots_of_the_wrong_shape_cost_nothing_but_themselves(self):
+        d = os.path.join(self.tmp, "odd")
+        os.mkdir(d)
+        schema = "stackcheck/snapshot/v1"
+        odd = [
+            {"schema": schema, "layers": [1, "x", None, {"probes": 7}], "summary": "fail"},
+            {"schema": schema, "layers": [], "summary": {"status": "fail", "first_failure": []}},
+            {"schema": schema, "layers": [{"probes": [{"id": 5, "status": {}, "facts": []}]}],
+             "host": {"hostname": ["n"]}, "summary": {"status": 3}},
+            {"schema": schema, "layers": [{"probes": [{"id": "runtime.hip", "status": "pass",
+                                                        "duration_ms": "slow", "facts": {
+                                                            "timing": {"a": "b"},
+                                                            "devices": [{"memory": 5}]}}]}]},
+        ]
+        for i, snap in enumerate(odd):
+            with open(os.path.join(d, "odd%d.json" % i), "w") as f:
+                json.dump(snap, f)
+        with open(os.path.join(d, "bidi\u202e.json"), "w") as f:
+            json.dump(dict(odd[1], host={"hostname": "evil\x1b[31m\u202e"}), f)
+        r, res = self.fleet(d)
+        self.assertEqual(res["nodes"], 5)
+        self.assertEqual(r.rc, 1)
+        self.assertNotIn("\x1b", r.stdout)
+        self.assertNotIn("\u202e", r.stdout)
+
     def test_json_to_standard_output_moves_the_text_to_standard_error(self):
         r = sclib.run(["fleet", "--json", "-", self.dir], json_file=False, timeout=60)
         self.assertEqual(json.loads(r.stdout)["nodes"], 8)
