@@ -109,6 +109,21 @@ typedef struct {
     const sc_stack_part *toolkit_facts;     /* ROCm/DTK, CUDA toolkit, CANN: version and root */
     const char *torch_plugin;       /* Python module giving torch its devices: "torch_npu" */
     const char *torch_device_count; /* framework.torch key of the devices torch sees */
+    /* Its compilers, as the runtime probe's inventory looks for them (src/platform/compilers.c):
+     * the names on PATH and in an install ("hipcc"; "nvcc"; "ccec", "bisheng", "atc"), the
+     * directories of an install that hold them ("bin", "compiler/ccec_compiler/bin"), and the
+     * variables naming an install (ROCM_PATH, CUDA_HOME, ASCEND_TOOLKIT_HOME). */
+    const char *const *compilers;
+    const char *const *compiler_dirs;
+    const char *const *compiler_homes;
+    /* The variables torch.utils.cpp_extension reads, in its order, for the install whose compiler
+     * builds extensions (without one set, it takes the compiler on PATH); NULL: none. */
+    const char *const *extension_homes;
+    /* An install's scripts to source, relative to its root, preferred first ("env.sh"). */
+    const char *const *env_scripts;
+    /* The runtime library code built by its compilers needs, when it is not one of
+     * runtime_libraries: CUDA's libcudart beside the driver's libcuda. NULL: runtime_libraries. */
+    const char *const *compiled_runtime_libraries;
 } sc_backend_desc;
 
 /* Every backend, in probe order; NULL-terminated. */

@@ -25,9 +25,7 @@ bool sc_ascend_install_dir(const sc_root *root, char *buf, size_t size)
     return said;
 }
 
-/* Reads dir/<arch>-linux/ascend_toolkit_install.info, else dir/runtime/version.info (CANN 8.5+
- * also keeps Version= there); false when neither names a version. */
-static bool read_toolkit(const sc_root *root, const char *dir, sc_ascend_toolkit *tk)
+bool sc_ascend_toolkit_read(const sc_root *root, const char *dir, sc_ascend_toolkit *tk)
 {
     char *text = NULL;
     for (size_t i = 0; arches[i]; i++) {
@@ -65,7 +63,7 @@ static void add_toolkit(const sc_root *root, const char *dir, sc_ascend_toolkits
     memset(tk, 0, sizeof *tk);
     snprintf(tk->root, sizeof tk->root, "%s", real);
     snprintf(tk->via, sizeof tk->via, "%s", dir);
-    if (read_toolkit(root, real, tk))
+    if (sc_ascend_toolkit_read(root, real, tk))
         out->count++;
 }
 

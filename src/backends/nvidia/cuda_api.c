@@ -134,8 +134,13 @@ static int copy_version(const char *v, char *buf, size_t size)
 
 int sc_cuda_parse_version_json(const char *text, char *buf, size_t size)
 {
+    return sc_cuda_parse_version_json_part(text, "cuda", buf, size);
+}
+
+int sc_cuda_parse_version_json_part(const char *text, const char *part, char *buf, size_t size)
+{
     cJSON *root = text ? cJSON_Parse(text) : NULL;
-    const cJSON *cuda = cJSON_GetObjectItemCaseSensitive(root, "cuda");
+    const cJSON *cuda = cJSON_GetObjectItemCaseSensitive(root, part);
     int rc = copy_version(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cuda, "version")),
                           buf, size);
     cJSON_Delete(root);
@@ -150,6 +155,22 @@ int sc_cuda_parse_version_txt(const char *text, char *buf, size_t size)
     char v[32];
     const char *p = text + sizeof prefix - 1;
     size_t n = strcspn(p, " \t\r\n");
+    if (n == 0 || n >= sizeof v)
+        return -EINVAL;
+    memcpy(v, p, n);
+    v[n] = '\0';
+    return copy_version(v, buf, size);
+}
+
+int sc_cuda_parse_nvcc_version(const char *text, char *buf, size_t size)
+{
+    const char *rel = text ? strstr(text, "release ") : NULL;
+    if (!rel)
+        return -EINVAL;
+    char v[32];
+    const char *full = strstr(rel, ", V"); /* "release 13.0, V13.0.88": the full version */
+    const char *p = full && !memchr(rel, '\n', (size_t)(full - rel)) ? full + 3 : rel + 8;
+    size_t n = strspn(p, "0123456789.");
     if (n == 0 || n >= sizeof v)
         return -EINVAL;
     memcpy(v, p, n);
