@@ -149,6 +149,9 @@ const char *sc_backend_vendor_label(unsigned vendor);
 /* Its PCI vendors' labels joined by sep into buf ("AMD or Hygon"); returns buf. */
 char *sc_backend_vendor_labels(const sc_backend_desc *desc, const char *sep, char *buf,
                                size_t size);
+/* True when the file name name is one of desc's runtime libraries: a soname stem of its
+ * runtime_libraries followed by ".so" (libamdhip64.so.6, not libamdhip64_extra.so). */
+bool sc_backend_is_runtime_name(const sc_backend_desc *desc, const char *name);
 /* True when s is in the NULL-terminated list (NULL list: false). */
 bool sc_backend_list_has(const char *const *list, const char *s);
 

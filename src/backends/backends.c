@@ -315,3 +315,14 @@ bool sc_backend_list_has(const char *const *list, const char *s)
             return true;
     return false;
 }
+
+bool sc_backend_is_runtime_name(const sc_backend_desc *desc, const char *name)
+{
+    for (const char *const *r = desc->runtime_libraries; name && r && *r; r++) {
+        const char *so = strstr(*r, ".so");
+        size_t stem = so ? (size_t)(so - *r) + 3 : strlen(*r);
+        if (strncmp(name, *r, stem) == 0)
+            return true;
+    }
+    return false;
+}

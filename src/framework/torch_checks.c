@@ -73,15 +73,9 @@ static const sc_backend_desc *runtime_installed(const sc_ctx *ctx, char *evidenc
 const cJSON *sc_torch_mapped_runtime(const cJSON *libs, const sc_backend_desc *desc)
 {
     const cJSON *l;
-    cJSON_ArrayForEach (l, libs) {
-        const char *name = sc_json_str(l, "name");
-        for (const char *const *r = desc->runtime_libraries; name && r && *r; r++) {
-            const char *so = strstr(*r, ".so");
-            size_t stem = so ? (size_t)(so - *r) + 3 : strlen(*r);
-            if (strncmp(name, *r, stem) == 0)
-                return l;
-        }
-    }
+    cJSON_ArrayForEach (l, libs)
+        if (sc_backend_is_runtime_name(desc, sc_json_str(l, "name")))
+            return l;
     return NULL;
 }
 
