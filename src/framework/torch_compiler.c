@@ -69,9 +69,8 @@ static void compiler_hint(const sc_ctx *ctx, const sc_backend_desc *desc, const 
                script);
     else if (found)
         sc_fmt(buf, size,
-               "build extensions with the compiler of %s: put %s/bin first on PATH%s%s%s%s",
-               root, root, home ? " and set " : "", home ? home : "", home ? "=" : "",
-               home ? root : "");
+               "build extensions with the compiler of %s: put %s/bin first on PATH%s%s%s%s", root,
+               root, home ? " and set " : "", home ? home : "", home ? "=" : "", home ? root : "");
     else
         sc_fmt(buf, size,
                "install the %s %s torch was built for and build extensions with its compiler, or "
@@ -85,12 +84,13 @@ void sc_torch_check_compiler(const sc_ctx *ctx, sc_result *res, const cJSON *tor
     const cJSON *compilers = sc_json_member(sc_ctx_facts(ctx, desc->runtime_probe), "compilers");
     const cJSON *c = build_compiler(compilers);
     const cJSON *rt = sc_torch_mapped_runtime(sc_json_member(torch, "mapped_libraries"), desc);
-    const char *rt_root = install_kind(sc_json_str(rt, "root_kind")) ? sc_json_str(rt, "root") : NULL;
+    const char *rt_root =
+        install_kind(sc_json_str(rt, "root_kind")) ? sc_json_str(rt, "root") : NULL;
     char want[32], have[32], hint[2 * PATH_MAX + 256];
     if (!c || !major_minor(build_version, want, sizeof want))
         return;
-    bool other_release = major_minor(sc_json_str(c, "version"), have, sizeof have) &&
-                         strcmp(have, want) != 0;
+    bool other_release =
+        major_minor(sc_json_str(c, "version"), have, sizeof have) && strcmp(have, want) != 0;
     bool other_root = rt_root && sc_json_str(c, "root") &&
                       strcmp(sc_json_str(c, "root_kind") ?: "", "other") != 0 &&
                       strcmp(sc_json_str(c, "root"), rt_root) != 0;

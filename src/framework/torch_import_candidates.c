@@ -71,11 +71,12 @@ static void check_shadowed(sc_result *res, const cJSON *m)
     char t_old[64], t_new[64], o_old[2 * PATH_MAX + 64], o_new[2 * PATH_MAX + 64];
     char hint[PATH_MAX + 512];
     const char *old_path = sc_json_str(imported, "dir") ?: sc_json_str(imported, "path");
-    sc_fmt(hint, sizeof hint,
-           "remove the older copy (pip uninstall it when it is installed, or delete %s) or put "
-           "the newer copy's directory first on the path; python -c 'import %s; print(%s.__file__)' "
-           "shows which file Python takes",
-           old_path ? old_path : "it", module, module);
+    sc_fmt(
+        hint, sizeof hint,
+        "remove the older copy (pip uninstall it when it is installed, or delete %s) or put "
+        "the newer copy's directory first on the path; python -c 'import %s; print(%s.__file__)' "
+        "shows which file Python takes",
+        old_path ? old_path : "it", module, module);
     sc_finding(res, "torch.import-shadowed", SC_SEV_WARN, hint,
                "import %s takes %s from %s%s, modified %s, but a newer copy %s from %s%s, modified "
                "%s, comes later and is never imported",

@@ -69,8 +69,8 @@ static int native_files(const cJSON *m, const char **files)
 
 /* Analyses one file's GPU code; appends {path, format, targets} to gpu and the no-code findings
  * to res. */
-static void check_file_code(const sc_ctx *ctx, sc_result *res, const char *module,
-                            const char *file, const sc_libs_config *cfg, cJSON *gpu)
+static void check_file_code(const sc_ctx *ctx, sc_result *res, const char *module, const char *file,
+                            const sc_libs_config *cfg, cJSON *gpu)
 {
     cJSON *analysis = NULL, *o = cJSON_CreateObject();
     sc_error err = {0};

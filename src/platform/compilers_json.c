@@ -77,8 +77,8 @@ static int names_in(const sc_compilers *cs, const char *dir, sc_buf *list)
         if (strcmp(c->root.path, dir) != 0)
             continue;
         n++;
-        sc_buf_printf(list, "%s%s%s%s%s", list->len ? ", " : "", c->path,
-                      c->version[0] ? " (" : "", c->version, c->version[0] ? ")" : "");
+        sc_buf_printf(list, "%s%s%s%s%s", list->len ? ", " : "", c->path, c->version[0] ? " (" : "",
+                      c->version, c->version[0] ? ")" : "");
     }
     return n;
 }
@@ -106,14 +106,14 @@ void sc_compilers_check_runtime(sc_result *res, const sc_root *root, const sc_ba
         sc_buf_init(&list);
         int n = names_in(cs, c->root.path, &list);
         hint_for(root, desc, c, runtime, hint, sizeof hint);
-        sc_finding(res, finding_id, SC_SEV_WARN, hint,
-                   "%s belong%s to %s (%s%s%s) but the loader takes the runtime %s from %s (%s%s%s: "
-                   "%s)",
-                   list.data ? list.data : c->path, n == 1 ? "s" : "", c->root.path,
-                   sc_root_kind_name(c->root.kind), c->install_version[0] ? " " : "",
-                   c->install_version, runtime->name, runtime->root.path,
-                   sc_root_kind_name(runtime->root.kind), runtime_version ? " " : "",
-                   runtime_version ? runtime_version : "", runtime->realpath);
+        sc_finding(
+            res, finding_id, SC_SEV_WARN, hint,
+            "%s belong%s to %s (%s%s%s) but the loader takes the runtime %s from %s (%s%s%s: "
+            "%s)",
+            list.data ? list.data : c->path, n == 1 ? "s" : "", c->root.path,
+            sc_root_kind_name(c->root.kind), c->install_version[0] ? " " : "", c->install_version,
+            runtime->name, runtime->root.path, sc_root_kind_name(runtime->root.kind),
+            runtime_version ? " " : "", runtime_version ? runtime_version : "", runtime->realpath);
         sc_buf_free(&list);
     }
 }

@@ -23,9 +23,9 @@
 #define SC_COMPILER_TIMEOUT_MS 10000.0 /* a version query that takes longer is killed */
 
 typedef struct {
-    char name[32];           /* "hipcc" */
-    char path[PATH_MAX];     /* as reached: "/opt/dtk/bin/hipcc" */
-    char realpath[PATH_MAX]; /* the file behind it, inside the root */
+    char name[32];                                /* "hipcc" */
+    char path[PATH_MAX];                          /* as reached: "/opt/dtk/bin/hipcc" */
+    char realpath[PATH_MAX];                      /* the file behind it, inside the root */
     char via[SC_COMPILER_MAX_VIA][PATH_MAX + 32]; /* "PATH", "ROCM_PATH=/opt/dtk" */
     int via_count;
     bool first_on_path;       /* what a shell runs for this name */

@@ -21,7 +21,8 @@ int sc_hip_parse_hipcc_version(const char *text, char *buf, size_t size)
             while (*v == ' ' || *v == '\t')
                 v++;
             size_t n = strspn(v, "0123456789.");
-            if (n == 0 || n >= size || n > 40 || !isdigit((unsigned char)v[0]) || !memchr(v, '.', n))
+            if (n == 0 || n >= size || n > 40 || !isdigit((unsigned char)v[0]) ||
+                !memchr(v, '.', n))
                 return -EINVAL;
             memcpy(buf, v, n);
             buf[n] = '\0';
@@ -49,6 +50,17 @@ static bool hip_version_in(const sc_root *root, const char *dir, const char *con
     return false;
 }
 
+/* The .info/version of a ROCm or DTK install ir into buf ("" when it has none). */
+static void install_version(const sc_root *root, const sc_install_root *ir, char *buf, size_t size)
+{
+    char *text = ir->kind == SC_ROOT_DTK || ir->kind == SC_ROOT_ROCM
+                     ? sc_hip_read_small(root, ir->path, ".info/version")
+                     : NULL;
+    if (!text || sc_hip_parse_version_file(text, buf, size) < 0)
+        buf[0] = '\0';
+    free(text);
+}
+
 /* The install's .info/version, and the HIP version beside hipcc, else in the install's layouts. */
 static void hip_version_files(const sc_root *root, sc_compiler *c)
 {
@@ -57,13 +69,7 @@ static void hip_version_files(const sc_root *root, sc_compiler *c)
     static const char *const in_root[] = {"share/hip/version", "hip/share/hip/version",
                                           "hip/bin/.hipVersion", "bin/.hipVersion", NULL};
     char bin[PATH_MAX], above[PATH_MAX];
-    char *text = c->root.kind == SC_ROOT_DTK || c->root.kind == SC_ROOT_ROCM
-                     ? sc_hip_read_small(root, c->root.path, ".info/version")
-                     : NULL;
-    if (!text ||
-        sc_hip_parse_version_file(text, c->install_version, sizeof c->install_version) < 0)
-        c->install_version[0] = '\0';
-    free(text);
+    install_version(root, &c->root, c->install_version, sizeof c->install_version);
     sc_path_dirname(c->realpath, bin, sizeof bin);
     sc_path_dirname(bin, above, sizeof above);
     if (!hip_version_in(root, bin, beside, c) && !hip_version_in(root, above, prefix, c) &&
@@ -85,8 +91,12 @@ void sc_hip_compiler_facts(sc_hip_run *r)
     sc_compilers_collect(r->ctx->root, amd, &scan, cs);
     sc_compilers_facts(r->res->facts, cs);
     const sc_hip_install *in = sc_hip_inventory_install_of(r->inv, r->inv->pick.realpath);
+    char version[64] = "";
+    if (in && in->version[0])
+        sc_fmt(version, sizeof version, "%s", in->version);
+    else
+        install_version(r->ctx->root, &r->inv->pick.root, version, sizeof version);
     sc_compilers_check_runtime(r->res, r->ctx->root, amd, cs, &r->inv->pick,
-                               in && in->version[0] ? in->version : NULL,
-                               "hip.compiler-other-root");
+                               version[0] ? version : NULL, "hip.compiler-other-root");
     free(cs);
 }

@@ -1,0 +1,237 @@
+"""The build side of the stack: the compiler against the runtime and torch, stale extension caches,
+and which file Python really imports. Temporary trees hold two DTK-like installs (version files,
+an env.sh, a bin/hipcc that only prints a version, the stub runtime as lib/libamdhip64.so.5); PATH
+points into one and the library path into the other. Extensions are built here with gcc against
+the other install's runtime; modules are shadowed by older copies earlier on sys.path. Each case
+gives its finding, and the clean layout gives none."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import sclib
+from sclib import unittest
+from test_framework import FAKE_ROCM, FakeTorch
+
+OLD, NEW = "24.04", "25.04"
+# Variables that would change what the probes see; each test sets what it needs.
+CLEAN = {k: None for k in ("LD_LIBRARY_PATH", "ROCM_PATH", "ROCM_HOME", "HIP_PATH", "CUDA_HOME",
+                           "CUDA_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH",
+                           "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "PYTHONPATH",
+                           "TORCH_EXTENSIONS_DIR", "XDG_CACHE_HOME", "HSA_OVERRIDE_GFX_VERSION")}
+HIPCC = '#!/bin/sh\necho "HIP version: %s"\n'
+
+
+def write(path, text="", mode=None):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    if mode:
+        os.chmod(path, mode)
+
+
+def make_dtk(top, version, hip_version, version_file=True, hipcc=None):
+    """A DTK-like install under top: .info/version, .hyhal, env.sh, bin/hipcc printing a version
+    (or running hipcc's text), bin/.hipVersion (unless not version_file), and the stub runtime as
+    lib/libamdhip64.so.5 with its unversioned link."""
+    root = os.path.join(top, "dtk-" + version)
+    write(root + "/.info/version", version + "\n")
+    os.makedirs(root + "/.hyhal", exist_ok=True)
+    write(root + "/env.sh", "export ROCM_PATH=%s\n" % root)
+    write(root + "/bin/hipcc", hipcc or HIPCC % (hip_version + "-ran"), 0o755)
+    if version_file:
+        major, minor, patch = hip_version.split(".")
+        write(root + "/bin/.hipVersion", "HIP_VERSION_MAJOR=%s\nHIP_VERSION_MINOR=%s\n"
+              "HIP_VERSION_PATCH=%s\n" % (major, minor, patch))
+    os.makedirs(root + "/lib", exist_ok=True)
+    shutil.copy(sclib.stub("hipstub"), root + "/lib/libamdhip64.so.5")
+    os.symlink("libamdhip64.so.5", root + "/lib/libamdhip64.so")
+    return root
+
+
+def env(path_root, lib_root, **extra):
+    e = dict(CLEAN)
+    e.update(PATH=path_root + "/bin:/usr/bin:/bin", LD_LIBRARY_PATH=lib_root + "/lib",
+             SC_HIPSTUB_MODE="ok", NO_COLOR="1")
+    e.update(extra)
+    return e
+
+
+def report_lines(r, *ids):
+    """The report's lines of the findings ids (message and hint), for the closing note."""
+    lines, out = r.stdout.splitlines(), []
+    for n, line in enumerate(lines):
+        if any(i + ":" in line for i in ids):
+            out += [line.strip()] + [h.strip() for h in lines[n + 1:n + 2] if "hint:" in h]
+    return out
+
+
+def findings(p, fid):
+    return [f for f in p["findings"] if f["id"] == fid]
+
+
+class Installs(unittest.TestCase):
+    """Two DTK-like installs in a temporary directory, shared by the tests of a class."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.top = tempfile.mkdtemp(prefix="sc-build-")
+        cls.old = make_dtk(cls.top, OLD, "5.24.1")
+        cls.new = make_dtk(cls.top, NEW, "5.25.1")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.top, ignore_errors=True)
+
+    def runtime(self, path_root, lib_root, args=(), **extra):
+        r = sclib.run(["--keep-going", "-v", "--python", sclib.quick_python()] + list(args),
+                      env=env(path_root, lib_root, **extra))
+        self.assertIsNotNone(r.snapshot, r.stderr)
+        sclib.validate_snapshot(self, r.snapshot)
+        return r, r.probe("runtime.hip")
+
+
+class Compilers(Installs):
+    def test_compiler_of_another_install_than_the_runtime(self):
+        r, p = self.runtime(self.new, self.old)
+        (c,) = [c for c in p["facts"]["compilers"] if c["first_on_path"]]
+        self.assertEqual(c["path"], self.new + "/bin/hipcc")
+        self.assertEqual((c["root"], c["root_kind"]), (self.new, "dtk"))
+        self.assertEqual(c["install_version"], NEW)
+        # the version file is read, the compiler is not run
+        self.assertEqual(c["version"], "5.25.1")
+        self.assertEqual(c["version_from"], self.new + "/bin/.hipVersion")
+        self.assertEqual(c["env_script"], self.new + "/env.sh")
+        self.assertEqual(p["facts"]["runtime_library"]["root"], self.old)
+        (f,) = findings(p, "hip.compiler-other-root")
+        self.assertEqual(f["severity"], "warn")
+        self.assertIn(self.new + "/bin/hipcc (5.25.1)", f["message"])
+        self.assertIn("from %s (dtk %s" % (self.old, OLD), f["message"])
+        self.assertIn("source %s/env.sh" % self.old, f["hint"])
+        print("\n".join(report_lines(r, "hip.compiler-other-root")), file=sys.stderr)
+
+    def test_one_install_gives_no_finding(self):
+        r, p = self.runtime(self.old, self.old)
+        (c,) = p["facts"]["compilers"]
+        self.assertEqual(c["root"], self.old)
+        self.assertEqual(findings(p, "hip.compiler-other-root"), [])
+
+    def test_compiler_under_rocm_path_marked_for_extensions(self):
+        r, p = self.runtime(self.old, self.old, ROCM_PATH=self.new)
+        by_root = {c["root"]: c for c in p["facts"]["compilers"]}
+        self.assertTrue(by_root[self.new]["for_extensions"])
+        self.assertIn("ROCM_PATH=" + self.new, by_root[self.new]["via"])
+        self.assertFalse(by_root[self.old]["for_extensions"])
+        (f,) = findings(p, "hip.compiler-other-root")
+        self.assertIn(self.new, f["message"])
+
+
+class CompilerRun(unittest.TestCase):
+    """A hipcc without a version file is the one thing run, isolated with a deadline."""
+
+    def setUp(self):
+        self.top = tempfile.mkdtemp(prefix="sc-build-run-")
+        self.addCleanup(shutil.rmtree, self.top, True)
+
+    def probe(self, root, args=()):
+        r = sclib.run(["--keep-going", "--python", sclib.quick_python()] + list(args),
+                      env=env(root, root))
+        self.assertIsNotNone(r.snapshot, r.stderr)
+        (c,) = r.probe("runtime.hip")["facts"]["compilers"]
+        return r, c
+
+    def test_version_from_running_the_users_hipcc(self):
+        root = make_dtk(self.top, "26.04", "5.26.7", version_file=False)
+        r, c = self.probe(root)
+        self.assertEqual(c["version"], "5.26.7")
+        self.assertEqual(c["version_from"], "ran %s/bin/hipcc --version" % root)
+
+    def test_hanging_hipcc_is_killed_at_the_deadline(self):
+        marker = os.path.join(self.top, "still-running")
+        hang = "#!/bin/sh\nsleep 600\ntouch %s\n" % marker
+        root = make_dtk(self.top, "26.10", "5.26.9", version_file=False, hipcc=hang)
+        start = time.monotonic()
+        r, c = self.probe(root, ["--timeout", "3"])
+        self.assertLess(time.monotonic() - start, 120)  # a bound against hangs, not a timing
+        self.assertIsNone(c["version"])
+        self.assertIn("version", c["unavailable"])
+        self.assertFalse(os.path.exists(marker))
+
+    def test_offline_never_runs_it(self):
+        marker = os.path.join(self.top, "ran")
+        make_dtk(self.top, "26.04", "5.26.7", version_file=False, hipcc="#!/bin/sh\ntouch %s\n"
+                 % marker)
+        r = sclib.run(["--sysroot", self.top, "--keep-going"], env=env("/dtk-26.04", "/dtk-26.04"))
+        (c,) = r.probe("runtime.hip")["facts"]["compilers"]
+        self.assertIsNone(c["version"])
+        self.assertIn("not run", c["unavailable"]["version"])
+        self.assertFalse(os.path.exists(marker))
+
+
+class TorchCompiler(Installs):
+    """torch.compiler-mismatch: torch built for HIP 6.0, extensions would build with HIP 5.25."""
+
+    def test_compiler_of_another_release_than_torch(self):
+        fake = FakeTorch(FAKE_ROCM)
+        self.addCleanup(fake.cleanup)
+        r, _ = self.runtime(self.new, self.old, PYTHONPATH=fake.dir)
+        p = r.probe("framework.torch")
+        (f,) = findings(p, "torch.compiler-mismatch")
+        self.assertIn("built for hip 6.0.32830", f["message"])
+        self.assertIn(self.new + "/bin/hipcc", f["message"])
+        self.assertIn("another release", f["message"])
+        print("\n".join(report_lines(r, "torch.compiler-mismatch")), file=sys.stderr)
+
+
+class ImportCandidates(unittest.TestCase):
+    """--import MODULE: the file imported, the other candidates in sys.path order, their mtimes."""
+
+    def setUp(self):
+        self.top = tempfile.mkdtemp(prefix="sc-import-")
+        self.addCleanup(shutil.rmtree, self.top, True)
+        self.fake = FakeTorch(FAKE_ROCM)
+        self.addCleanup(self.fake.cleanup)
+
+    def run_import(self, *dirs):
+        path = ":".join([self.fake.dir] + [os.path.join(self.top, d) for d in dirs])
+        e = dict(CLEAN, PYTHONPATH=path, NO_COLOR="1")
+        r = sclib.run(["--keep-going", "-v", "--python", sclib.quick_python(), "--import",
+                       "sc_shadowed"], env=e)
+        self.assertIsNotNone(r.snapshot, r.stderr)
+        sclib.validate_snapshot(self, r.snapshot)
+        p = r.probe("framework.torch")
+        (m,) = p["facts"]["imports"]
+        return r, p, m
+
+    def module(self, d, mtime):
+        path = os.path.join(self.top, d, "sc_shadowed.py")
+        write(path, "X = %r\n" % d)
+        os.utime(path, (mtime, mtime))
+        return path
+
+    def test_older_copy_earlier_on_sys_path_shadows_the_new_build(self):
+        stale = self.module("installed", 1_600_000_000)
+        fresh = self.module("build", 1_700_000_000)
+        r, p, m = self.run_import("installed", "build")
+        self.assertEqual(m["file"], stale)
+        self.assertEqual([c["path"] for c in m["candidates"]], [stale, fresh])
+        self.assertEqual([c["imported"] for c in m["candidates"]], [True, False])
+        self.assertEqual([c["mtime"] for c in m["candidates"]], [1_600_000_000, 1_700_000_000])
+        (f,) = findings(p, "torch.import-shadowed")
+        self.assertIn(stale, f["message"])
+        self.assertIn(fresh, f["message"])
+        print("\n".join(report_lines(r, "torch.import-shadowed")), file=sys.stderr)
+
+    def test_newest_copy_first_gives_no_finding(self):
+        fresh = self.module("build", 1_700_000_000)
+        self.module("installed", 1_600_000_000)
+        r, p, m = self.run_import("build", "installed")
+        self.assertEqual(m["file"], fresh)
+        self.assertEqual(len(m["candidates"]), 2)
+        self.assertEqual(findings(p, "torch.import-shadowed"), [])
+
+
+if __name__ == "__main__":
+    sclib.main()
