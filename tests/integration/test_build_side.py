@@ -185,6 +185,124 @@ class TorchCompiler(Installs):
         print("\n".join(report_lines(r, "torch.compiler-mismatch")), file=sys.stderr)
 
 
+def build_extension(out, runpath_root, link_stub):
+    """An extension built with gcc against a stub libamdhip64 (soname libamdhip64.so.5), whose
+    RUNPATH leads to runpath_root's lib."""
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    src = out + ".c"
+    write(src, "extern int hipInit(unsigned);\nint my_op(void) { return hipInit(0); }\n")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", out, src, "-L" + os.path.dirname(link_stub),
+                    "-l:libamdhip64.so.5", "-Wl,--enable-new-dtags,-rpath," + runpath_root + "/lib"],
+                   check=True, capture_output=True)
+    os.unlink(src)
+    return out
+
+
+class ExtensionCaches(Installs):
+    """libraries.ext_cache: each cached build against the current Python, torch and runtime."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.stub = os.path.join(cls.top, "link", "libamdhip64.so.5")
+        os.makedirs(os.path.dirname(cls.stub))
+        write(cls.stub + ".c", "int hipInit(unsigned f) { return (int)f; }\n")
+        subprocess.run(["gcc", "-shared", "-fPIC", "-nostdlib", "-o", cls.stub, cls.stub + ".c",
+                        "-Wl,-soname,libamdhip64.so.5"], check=True, capture_output=True)
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="sc-extcache-", dir=self.top)
+        self.xdg = os.path.join(self.tmp, "xdg")
+        os.makedirs(self.xdg)
+
+    def cache_run(self, args=(), **extra):
+        extra.setdefault("XDG_CACHE_HOME", self.xdg)
+        r, _ = self.runtime(self.old, self.old, args, **extra)
+        return r, r.probe("libraries.ext_cache")
+
+    def test_jit_extension_linked_against_the_other_install(self):
+        exts = os.path.join(self.tmp, "exts")
+        build_extension(exts + "/my_op/my_op.so", self.new, self.stub)
+        r, p = self.cache_run(TORCH_EXTENSIONS_DIR=exts)
+        (cache,) = p["facts"]["caches"]
+        self.assertEqual((cache["path"], cache["kind"], cache["used"]),
+                         (exts, "TORCH_EXTENSIONS_DIR", True))
+        (entry,) = p["facts"]["entries"]
+        self.assertTrue(entry["stale"])
+        (rt,) = entry["files"][0]["runtimes"]
+        self.assertEqual((rt["root"], rt["found_via"]), (self.new, "runpath"))
+        (f,) = findings(p, "libs.stale-extension")
+        self.assertIn(exts + "/my_op ", f["message"])
+        self.assertIn("runtime libamdhip64.so.5 of %s (its RUNPATH)" % self.new, f["message"])
+        self.assertIn("runtime layer's is from " + self.old, f["message"])
+        self.assertTrue(f["hint"].startswith("delete %s/my_op:" % exts), f["hint"])
+        self.assertEqual(p["status"], "warn")
+        print("\n".join(report_lines(r, "libs.stale-extension")), file=sys.stderr)
+
+    def test_extension_of_the_current_install_gives_no_finding(self):
+        exts = os.path.join(self.tmp, "exts")
+        build_extension(exts + "/my_op/my_op.so", self.old, self.stub)
+        r, p = self.cache_run(TORCH_EXTENSIONS_DIR=exts)
+        (entry,) = p["facts"]["entries"]
+        self.assertEqual(entry["files"][0]["runtimes"][0]["root"], self.old)
+        self.assertFalse(entry["stale"])
+        self.assertEqual(p["findings"], [])
+        self.assertEqual(p["status"], "pass")
+
+    def test_no_cache_is_not_applicable(self):
+        r, p = self.cache_run()
+        self.assertEqual(p["status"], "skip")
+        self.assertFalse(p["applicable"])
+
+    def python_tag(self):
+        v = subprocess.run([sclib.quick_python(), "-c", "import sys; print('%d%d' % "
+                            "sys.version_info[:2] + sys.abiflags)"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+        return v
+
+    def test_default_cache_build_file_of_another_python_and_install(self):
+        base = os.path.join(self.xdg, "torch_extensions")
+        here = os.path.join(base, "py%s_cpu" % self.python_tag(), "my_op")
+        write(here + "/build.ninja",
+              "nvcc = %s/bin/hipcc\ncflags = -isystem /usr/include/python3.9 -fPIC\n"
+              "ldflags = -shared -L%s/lib -lamdhip64\n" % (self.new, self.new))
+        write(os.path.join(base, "py39_cpu", "other_op", "build.ninja"), "nvcc = /x/hipcc\n")
+        r, p = self.cache_run()
+        by_path = {c["path"]: c for c in p["facts"]["caches"]}
+        self.assertTrue(by_path[os.path.dirname(here)]["used"])
+        self.assertFalse(by_path[os.path.join(base, "py39_cpu")]["used"])
+        (entry,) = p["facts"]["entries"]  # the other Python's folder is listed, not examined
+        self.assertEqual(entry["dir"], here)
+        self.assertEqual(entry["build"]["compiler"], self.new + "/bin/hipcc")
+        (f,) = findings(p, "libs.stale-extension")
+        self.assertIn("Python 3.9", f["message"])
+        self.assertIn("-L%s/lib (install %s)" % (self.new, self.new), f["message"])
+        print("\n".join(report_lines(r, "libs.stale-extension")), file=sys.stderr)
+
+    def test_build_dir_and_egg_link_of_ext(self):
+        proj = os.path.join(self.tmp, "proj")
+        tag = self.python_tag()
+        build_extension(proj + "/build/lib.linux-x86_64-cpython-39/pkg/_C.cpython-39-x86_64-"
+                        "linux-gnu.so", self.old, self.stub)
+        inplace = os.path.join(self.tmp, "src", "pkg")
+        build_extension(inplace + "/_C.cpython-%s-x86_64-linux-gnu.so" % tag, self.new, self.stub)
+        write(proj + "/pkg.egg-link", os.path.dirname(inplace) + "\n.\n")
+        r, p = self.cache_run(["--ext", proj])
+        kinds = {c["kind"]: c for c in p["facts"]["caches"]}
+        self.assertEqual(kinds["build"]["path"], proj + "/build")
+        self.assertEqual(kinds["egg-link"]["via"], proj + "/pkg.egg-link")
+        msgs = [f["message"] for f in findings(p, "libs.stale-extension")]
+        self.assertEqual(len(msgs), 2, msgs)
+        build_msg = next(m for m in msgs if "build cache" in m)
+        self.assertIn("is built for CPython 39, the interpreter is " + tag, build_msg)
+        egg_msg = next(m for m in msgs if "egg-link cache" in m)
+        self.assertIn("of %s (its RUNPATH)" % self.new, egg_msg)
+        egg_hint = next(f["hint"] for f in findings(p, "libs.stale-extension")
+                        if "egg-link cache" in f["message"])
+        self.assertNotIn("delete " + os.path.dirname(inplace), egg_hint)  # a source tree
+        self.assertIn("shared objects", egg_hint)
+
+
 class ImportCandidates(unittest.TestCase):
     """--import MODULE: the file imported, the other candidates in sys.path order, their mtimes."""
 
