@@ -198,8 +198,8 @@ def build_extension(out, runpath_root, link_stub):
     return out
 
 
-class ExtensionCaches(Installs):
-    """libraries.ext_cache: each cached build against the current Python, torch and runtime."""
+class LinkStub(Installs):
+    """Installs plus a stub libamdhip64 to link against, and a private temporary directory."""
 
     @classmethod
     def setUpClass(cls):
@@ -219,6 +219,10 @@ class ExtensionCaches(Installs):
         extra.setdefault("XDG_CACHE_HOME", self.xdg)
         r, _ = self.runtime(self.old, self.old, args, **extra)
         return r, r.probe("libraries.ext_cache")
+
+
+class ExtensionCaches(LinkStub):
+    """libraries.ext_cache: each cached build against the current Python, torch and runtime."""
 
     def test_jit_extension_linked_against_the_other_install(self):
         exts = os.path.join(self.tmp, "exts")
@@ -302,6 +306,60 @@ class ExtensionCaches(Installs):
         self.assertNotIn("delete " + os.path.dirname(inplace), egg_hint)  # a source tree
         self.assertIn("shared objects", egg_hint)
 
+
+class ImportedExtension(LinkStub):
+    """--import of an extension whose RPATH leads to the other install's runtime."""
+
+    def python_extension(self, runpath_root):
+        """sc_hipext, a Python extension needing libamdhip64.so.5, with a DT_RPATH (searched
+        before LD_LIBRARY_PATH) into runpath_root's lib; its path."""
+        python = sclib.quick_python()
+        paths = subprocess.run([python, "-c", "import sysconfig as s; print(s.get_paths()"
+                                "['include']); print(s.get_config_var('EXT_SUFFIX'))"],
+                               capture_output=True, text=True, check=True).stdout.split()
+        if not os.path.exists(os.path.join(paths[0], "Python.h")):
+            self.skipTest("no Python.h for " + python)
+        out = os.path.join(self.tmp, "mods", "sc_hipext" + paths[1])
+        src = os.path.join(self.tmp, "sc_hipext.c")
+        write(src, "#include <Python.h>\nextern int hipInit(unsigned);\n"
+              "static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, \"sc_hipext\", 0, -1, 0};\n"
+              "int sc_hipext_init(void) { return hipInit(0); }\n"
+              "PyMODINIT_FUNC PyInit_sc_hipext(void) { return PyModule_Create(&m); }\n")
+        os.makedirs(os.path.dirname(out))
+        subprocess.run(["gcc", "-shared", "-fPIC", "-I" + paths[0], "-o", out, src,
+                        "-L" + os.path.dirname(self.stub), "-Wl,--no-as-needed",
+                        "-l:libamdhip64.so.5", "-Wl,--disable-new-dtags,-rpath," + runpath_root
+                        + "/lib"], check=True, capture_output=True)
+        return out
+
+    def run_import(self, out):
+        fake = FakeTorch(FAKE_ROCM)
+        self.addCleanup(fake.cleanup)
+        r, _ = self.runtime(self.old, self.old, ["--import", "sc_hipext"],
+                            PYTHONPATH=fake.dir + ":" + os.path.dirname(out))
+        p = r.probe("framework.torch")
+        (m,) = p["facts"]["imports"]
+        self.assertTrue(m["ok"], m)
+        self.assertEqual(m["file"], out)
+        return r, p, m
+
+    def test_imported_extension_maps_the_other_runtime(self):
+        out = self.python_extension(self.new)
+        r, p, m = self.run_import(out)
+        self.assertIn(self.new + "/lib/libamdhip64.so.5",
+                      [lib["realpath"] for lib in m["native_libraries"]])
+        (f,) = findings(p, "torch.module-runtime-mismatch")
+        self.assertIn(self.new + "/lib/libamdhip64.so.5", f["message"])
+        self.assertIn("root " + self.old, f["message"])
+        print("\n".join(report_lines(r, "torch.module-runtime-mismatch")), file=sys.stderr)
+
+    def test_extension_of_the_current_install_gives_no_finding(self):
+        out = self.python_extension(self.old)
+        r, p, m = self.run_import(out)
+        self.assertIn(self.old + "/lib/libamdhip64.so.5",
+                      [lib["realpath"] for lib in m["native_libraries"]])
+        self.assertEqual(findings(p, "torch.module-runtime-mismatch"), [])
+        self.assertEqual(findings(p, "torch.import-shadowed"), [])
 
 class ImportCandidates(unittest.TestCase):
     """--import MODULE: the file imported, the other candidates in sys.path order, their mtimes."""
