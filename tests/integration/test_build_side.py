@@ -170,6 +170,56 @@ class CompilerRun(unittest.TestCase):
         self.assertFalse(os.path.exists(marker))
 
 
+REAL_NVCC = "/usr/local/cuda/bin/nvcc"
+
+
+@unittest.skipUnless(os.path.exists(REAL_NVCC), "no nvcc at /usr/local/cuda/bin")
+class CudaCompilers(unittest.TestCase):
+    """The real nvcc of this machine, and a second CUDA toolkit whose libcudart the loader takes."""
+
+    def setUp(self):
+        self.top = tempfile.mkdtemp(prefix="sc-cuda-")
+        self.addCleanup(shutil.rmtree, self.top, True)
+        self.real_root = os.path.dirname(os.path.dirname(os.path.realpath(REAL_NVCC)))
+        out = subprocess.run([REAL_NVCC, "--version"], capture_output=True, text=True).stdout
+        self.real_version = out.split(", V", 1)[1].split()[0]
+
+    def cuda(self, lib_dir):
+        e = dict(CLEAN, PATH=os.path.dirname(REAL_NVCC) + ":/usr/bin:/bin",
+                 LD_LIBRARY_PATH=lib_dir, NO_COLOR="1")
+        r = sclib.run(["--keep-going", "-v", "--python", sclib.quick_python()], env=e)
+        self.assertIsNotNone(r.snapshot, r.stderr)
+        sclib.validate_snapshot(self, r.snapshot)
+        p = r.probe("runtime.cuda")
+        (c,) = [c for c in p["facts"]["compilers"] if c["first_on_path"]]
+        return r, p, c
+
+    def test_real_nvcc_with_its_own_runtime(self):
+        r, p, c = self.cuda(os.path.dirname(REAL_NVCC) + "/../lib64")
+        self.assertEqual((c["root"], c["root_kind"]), (self.real_root, "cuda"))
+        self.assertEqual(c["version"], self.real_version)
+        self.assertEqual(p["facts"]["cudart_library"]["root"], self.real_root)
+        self.assertEqual(findings(p, "cuda.compiler-other-root"), [])
+
+    def test_real_nvcc_against_another_toolkits_runtime(self):
+        other = os.path.join(self.top, "cuda-12.4")
+        write(other + "/version.json", '{"cuda": {"name": "CUDA SDK", "version": "12.4.1"}}')
+        write(other + "/bin/nvcc", "#!/bin/sh\nexit 1\n", 0o755)
+        write(other + "/lib64/cudart.c", "int cudaRuntimeGetVersion(int *v) { *v = 12040; "
+              "return 0; }\n")
+        subprocess.run(["gcc", "-shared", "-fPIC", "-nostdlib", "-o",
+                        other + "/lib64/libcudart.so.12", other + "/lib64/cudart.c",
+                        "-Wl,-soname,libcudart.so.12"], check=True, capture_output=True)
+        os.symlink("libcudart.so.12", other + "/lib64/libcudart.so")
+        r, p, c = self.cuda(other + "/lib64")
+        self.assertEqual(c["root"], self.real_root)
+        self.assertEqual(p["facts"]["cudart_library"]["root"], other)
+        (f,) = findings(p, "cuda.compiler-other-root")
+        self.assertIn(self.real_root, f["message"])
+        self.assertIn(other, f["message"])
+        print("\n".join(report_lines(r, "cuda.compiler-other-root")), file=sys.stderr)
+
+
 class TorchCompiler(Installs):
     """torch.compiler-mismatch: torch built for HIP 6.0, extensions would build with HIP 5.25."""
 

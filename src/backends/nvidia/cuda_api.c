@@ -147,14 +147,10 @@ int sc_cuda_parse_version_json_part(const char *text, const char *part, char *bu
     return rc;
 }
 
-int sc_cuda_parse_version_txt(const char *text, char *buf, size_t size)
+/* copy_version of the n characters at p (a version token of at most 31). */
+static int copy_version_token(const char *p, size_t n, char *buf, size_t size)
 {
-    static const char prefix[] = "CUDA Version ";
-    if (!text || strncmp(text, prefix, sizeof prefix - 1) != 0)
-        return -EINVAL;
     char v[32];
-    const char *p = text + sizeof prefix - 1;
-    size_t n = strcspn(p, " \t\r\n");
     if (n == 0 || n >= sizeof v)
         return -EINVAL;
     memcpy(v, p, n);
@@ -162,20 +158,23 @@ int sc_cuda_parse_version_txt(const char *text, char *buf, size_t size)
     return copy_version(v, buf, size);
 }
 
+int sc_cuda_parse_version_txt(const char *text, char *buf, size_t size)
+{
+    static const char prefix[] = "CUDA Version ";
+    if (!text || strncmp(text, prefix, sizeof prefix - 1) != 0)
+        return -EINVAL;
+    const char *p = text + sizeof prefix - 1;
+    return copy_version_token(p, strcspn(p, " \t\r\n"), buf, size);
+}
+
 int sc_cuda_parse_nvcc_version(const char *text, char *buf, size_t size)
 {
     const char *rel = text ? strstr(text, "release ") : NULL;
     if (!rel)
         return -EINVAL;
-    char v[32];
     const char *full = strstr(rel, ", V"); /* "release 13.0, V13.0.88": the full version */
     const char *p = full && !memchr(rel, '\n', (size_t)(full - rel)) ? full + 3 : rel + 8;
-    size_t n = strspn(p, "0123456789.");
-    if (n == 0 || n >= sizeof v)
-        return -EINVAL;
-    memcpy(v, p, n);
-    v[n] = '\0';
-    return copy_version(v, buf, size);
+    return copy_version_token(p, strspn(p, "0123456789."), buf, size);
 }
 
 int sc_cuda_libcuda_version(const char *path, char *buf, size_t size)
