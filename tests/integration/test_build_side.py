@@ -220,6 +220,52 @@ class CudaCompilers(unittest.TestCase):
         print("\n".join(report_lines(r, "cuda.compiler-other-root")), file=sys.stderr)
 
 
+class AscendCompilers(unittest.TestCase):
+    """CANN's compilers (never run) against the libascendcl the loader takes, in a sysroot with two
+    CANN installs recognised by their markers (version.cfg beside runtime/, compiler/, lib64/)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = tempfile.mkdtemp(prefix="sc-cann-")
+        for v in ("a", "b"):
+            top = cls.root + "/opt/cann-" + v
+            write(top + "/version.cfg", "runtime_running_version=[8.0.%s:8.0.RC3]\n" % v)
+            os.makedirs(top + "/runtime", exist_ok=True)
+            write(top + "/set_env.sh", "export ASCEND_TOOLKIT_HOME=/opt/cann-%s\n" % v)
+            write(top + "/compiler/ccec_compiler/bin/ccec", "#!/bin/sh\nexit 1\n", 0o755)
+            write(top + "/lib64/acl.c", "int aclInit(const char *c) { return c != 0; }\n")
+            subprocess.run(["gcc", "-shared", "-fPIC", "-nostdlib", "-o",
+                            top + "/lib64/libascendcl.so", top + "/lib64/acl.c",
+                            "-Wl,-soname,libascendcl.so"], check=True, capture_output=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.root, ignore_errors=True)
+
+    def acl(self, compiler_install, lib_install):
+        e = dict(CLEAN, PATH="/opt/cann-%s/compiler/ccec_compiler/bin:/usr/bin" % compiler_install,
+                 LD_LIBRARY_PATH="/opt/cann-%s/lib64" % lib_install, NO_COLOR="1")
+        r = sclib.run(["--sysroot", self.root, "--keep-going", "-v"], env=e)
+        self.assertIsNotNone(r.snapshot, r.stderr)
+        sclib.validate_snapshot(self, r.snapshot)
+        return r, r.probe("runtime.acl")
+
+    def test_ccec_of_another_install_than_libascendcl(self):
+        r, p = self.acl("a", "b")
+        (c,) = p["facts"]["compilers"]
+        self.assertEqual((c["name"], c["root"], c["root_kind"]), ("ccec", "/opt/cann-a", "cann"))
+        (f,) = findings(p, "acl.compiler-other-root")
+        self.assertIn("/opt/cann-a/compiler/ccec_compiler/bin/ccec", f["message"])
+        self.assertIn("from /opt/cann-b", f["message"])
+        self.assertIn("source /opt/cann-b/set_env.sh", f["hint"])
+        print("\n".join(report_lines(r, "acl.compiler-other-root")), file=sys.stderr)
+
+    def test_one_install_gives_no_finding(self):
+        r, p = self.acl("b", "b")
+        self.assertEqual(p["facts"]["compilers"][0]["root"], "/opt/cann-b")
+        self.assertEqual(findings(p, "acl.compiler-other-root"), [])
+
+
 class TorchCompiler(Installs):
     """torch.compiler-mismatch: torch built for HIP 6.0, extensions would build with HIP 5.25."""
 
