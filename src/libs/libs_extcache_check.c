@@ -143,6 +143,21 @@ static void check_lib_dirs(entry_check *ec, const sc_ext_build *b, sc_roots *roo
     }
 }
 
+/* The compiler of the build against the one extensions build with now, by install root. */
+static void check_compiler(entry_check *ec, const sc_ext_build *b, sc_roots *roots)
+{
+    sc_install_root ir;
+    if (!b->compiler[0])
+        return;
+    sc_roots_of(roots, b->compiler, &ir);
+    for (int k = 0; ir.stack && k < ec->env->backend_count; k++) {
+        const char *now = ec->env->backends[k].compiler_root;
+        if (ec->env->backends[k].desc == ir.stack && now && strcmp(ir.path, now) != 0)
+            reason(ec, "it was built with %s (install %s), extensions now build with %s",
+                   b->compiler, ir.path, ec->env->backends[k].compiler);
+    }
+}
+
 /* The build file torch left in the entry: what it was built with. */
 static void check_build_file(entry_check *ec, const char *dir, cJSON *o)
 {
@@ -172,6 +187,7 @@ static void check_build_file(entry_check *ec, const char *dir, cJSON *o)
                b->python_include, env->python);
     sc_roots *roots = sc_roots_new(ec->ctx->root);
     check_lib_dirs(ec, b, roots);
+    check_compiler(ec, b, roots);
     sc_roots_free(roots);
     free(text);
     free(b);

@@ -377,6 +377,8 @@ class ExtensionCaches(LinkStub):
         (f,) = findings(p, "libs.stale-extension")
         self.assertIn("Python 3.9", f["message"])
         self.assertIn("-L%s/lib (install %s)" % (self.new, self.new), f["message"])
+        self.assertIn("built with %s/bin/hipcc (install %s), extensions now build with %s/bin/hipcc"
+                      % (self.new, self.new, self.old), f["message"])
         print("\n".join(report_lines(r, "libs.stale-extension")), file=sys.stderr)
 
     def test_build_dir_and_egg_link_of_ext(self):
