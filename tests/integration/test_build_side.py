@@ -349,6 +349,33 @@ class ExtensionCaches(LinkStub):
         self.assertEqual(p["findings"], [])
         self.assertEqual(p["status"], "pass")
 
+    def test_build_file_of_another_torch(self):
+        if not os.path.exists("/usr/lib/python3/dist-packages/torch/__init__.py"):
+            self.skipTest("Debian's python3-torch is not installed")
+        exts = os.path.join(self.tmp, "exts")
+        write(exts + "/my_op/build.ninja", "cflags = -isystem /old/site-packages/torch/include\n")
+        r, _ = self.runtime(self.old, self.old, ["--python", sclib.DEBIAN_PYTHON],
+                            TORCH_EXTENSIONS_DIR=exts, XDG_CACHE_HOME=self.xdg)
+        p = r.probe("libraries.ext_cache")
+        self.assertEqual(p["facts"]["environment"]["torch_dir"],
+                         "/usr/lib/python3/dist-packages/torch")
+        (f,) = findings(p, "libs.stale-extension")
+        self.assertIn("built against the torch in /old/site-packages/torch, the current torch is "
+                      "/usr/lib/python3/dist-packages/torch", f["message"])
+
+    def test_large_cache_examines_the_newest(self):
+        exts = os.path.join(self.tmp, "exts")
+        for i in range(40):
+            os.makedirs(os.path.join(exts, "op%02d" % i))
+            os.utime(os.path.join(exts, "op%02d" % i), (1_600_000_000 + i, 1_600_000_000 + i))
+        r, p = self.cache_run(TORCH_EXTENSIONS_DIR=exts)
+        entries = p["facts"]["entries"]
+        self.assertEqual(len(entries), 32)
+        self.assertEqual(entries[0]["dir"], exts + "/op39")  # newest first
+        self.assertEqual(p["facts"]["caches"][0]["entries"], 40)
+        (f,) = findings(p, "libs.extension-cache-budget")
+        self.assertIn("examined the 32 newest of 40", f["message"])
+
     def test_no_cache_is_not_applicable(self):
         r, p = self.cache_run()
         self.assertEqual(p["status"], "skip")
