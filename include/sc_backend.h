@@ -109,6 +109,21 @@ typedef struct {
     const sc_stack_part *toolkit_facts;     /* ROCm/DTK, CUDA toolkit, CANN: version and root */
     const char *torch_plugin;       /* Python module giving torch its devices: "torch_npu" */
     const char *torch_device_count; /* framework.torch key of the devices torch sees */
+    /* Its compilers, as the runtime probe's inventory looks for them (src/platform/compilers.c):
+     * the names on PATH and in an install ("hipcc"; "nvcc"; "ccec", "bisheng", "atc"), the
+     * directories of an install that hold them ("bin", "compiler/ccec_compiler/bin"), and the
+     * variables naming an install (ROCM_PATH, CUDA_HOME, ASCEND_TOOLKIT_HOME). */
+    const char *const *compilers;
+    const char *const *compiler_dirs;
+    const char *const *compiler_homes;
+    /* The variables torch.utils.cpp_extension reads, in its order, for the install whose compiler
+     * builds extensions (without one set, it takes the compiler on PATH); NULL: none. */
+    const char *const *extension_homes;
+    /* An install's scripts to source, relative to its root, preferred first ("env.sh"). */
+    const char *const *env_scripts;
+    /* The runtime library code built by its compilers needs, when it is not one of
+     * runtime_libraries: CUDA's libcudart beside the driver's libcuda. NULL: runtime_libraries. */
+    const char *const *compiled_runtime_libraries;
 } sc_backend_desc;
 
 /* Every backend, in probe order; NULL-terminated. */
@@ -134,6 +149,9 @@ const char *sc_backend_vendor_label(unsigned vendor);
 /* Its PCI vendors' labels joined by sep into buf ("AMD or Hygon"); returns buf. */
 char *sc_backend_vendor_labels(const sc_backend_desc *desc, const char *sep, char *buf,
                                size_t size);
+/* True when the file name name is one of desc's runtime libraries: a soname stem of its
+ * runtime_libraries followed by ".so" (libamdhip64.so.6, not libamdhip64_extra.so). */
+bool sc_backend_is_runtime_name(const sc_backend_desc *desc, const char *name);
 /* True when s is in the NULL-terminated list (NULL list: false). */
 bool sc_backend_list_has(const char *const *list, const char *s);
 

@@ -122,6 +122,139 @@ def torch_facts(torch, import_ms, builds):
     return facts, dev
 
 
+MAX_PATH_ENTRIES = 256  # sys.path entries searched for a module's other copies
+MAX_CANDIDATES = 32
+MAX_DIR_FILES = 512  # files of a package directory looked at for its newest mtime
+MAX_SITE_FILES = 4096  # names of a site directory looked at for .pth and .egg-link files
+
+
+def first_lines(path, count):
+    lines = []
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                lines.append(line.strip())
+                if len(lines) >= count:
+                    break
+    except (OSError, ValueError):
+        pass
+    return lines
+
+
+def site_dirs():
+    dirs = []
+    try:
+        import site
+        dirs += list(getattr(site, "getsitepackages", lambda: [])())
+        dirs.append(site.getusersitepackages())
+    except Exception:
+        pass
+    dirs += [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    return [d for i, d in enumerate(dirs) if d and d not in dirs[:i] and os.path.isdir(d)][:16]
+
+
+def path_sources():
+    """What put directories on sys.path: {real path: the .pth file naming it} and {real path: the
+    .egg-link file naming it}, from the site directories."""
+    pth, links = {}, {}
+    for d in site_dirs():
+        try:
+            names = os.listdir(d)[:MAX_SITE_FILES]
+        except OSError:
+            continue
+        for n in sorted(names):
+            path = os.path.join(d, n)
+            if n.endswith(".pth"):
+                for line in first_lines(path, 1000):
+                    if line and not line.startswith(("#", "import ", "import\t")):
+                        pth.setdefault(os.path.realpath(os.path.join(d, line)), path)
+            elif n.endswith(".egg-link"):
+                target = first_lines(path, 1)
+                if target and target[0]:
+                    links.setdefault(os.path.realpath(os.path.join(d, target[0])), path)
+    return pth, links
+
+
+def newest_mtime(origin, package_dir):
+    """The file's mtime; for a package, the newest of the files directly in its directory (a
+    rebuilt extension inside it counts)."""
+    best = None
+    try:
+        best = os.stat(origin).st_mtime if origin else None
+    except OSError:
+        pass
+    if package_dir:
+        try:
+            names = os.listdir(package_dir)[:MAX_DIR_FILES]
+        except OSError:
+            names = []
+        for n in names:
+            try:
+                st = os.stat(os.path.join(package_dir, n))
+            except OSError:
+                continue
+            if not os.path.isdir(os.path.join(package_dir, n)) and (best is None or
+                                                                    st.st_mtime > best):
+                best = st.st_mtime
+    return best
+
+
+def describe_spec(spec, where, entry, sources):
+    from importlib.machinery import EXTENSION_SUFFIXES
+    locations = list(spec.submodule_search_locations or [])
+    origin = spec.origin if spec.origin not in (None, "namespace", "built-in", "frozen") else None
+    if origin and not os.path.isabs(origin):
+        return None
+    package_dir = locations[0] if locations else None
+    if origin is None and not package_dir:
+        return None
+    kind = ("namespace" if origin is None else "package" if locations else
+            "extension" if origin.endswith(tuple(EXTENSION_SUFFIXES)) else "module")
+    path = origin or package_dir
+    real_entry = os.path.realpath(entry) if entry is not None else None
+    return {"path": path, "realpath": os.path.realpath(path), "kind": kind, "from": where,
+            "entry": entry, "dir": package_dir, "mtime": newest_mtime(origin, package_dir),
+            "added_by": sources[0].get(real_entry) if real_entry else None,
+            "egg_link": sources[1].get(real_entry) if real_entry else None}
+
+
+def search_path(name):
+    """Where the import system looks for name: sys.path for a top-level module, the parent
+    package's __path__ for a submodule (None when the parent is not importable)."""
+    if "." not in name:
+        return sys.path
+    parent = sys.modules.get(name.rsplit(".", 1)[0])
+    return list(getattr(parent, "__path__", None) or []) if parent else None
+
+
+def module_candidates(name):
+    """Every place the import system finds name, in the order it asks them: meta path finders
+    before the path finder, each sys.path entry (each parent __path__ entry for a submodule),
+    then the finders after it (editable installs). Copies of one file are listed once."""
+    import importlib.machinery as machinery
+    sources = safe(path_sources, ({}, {}))
+    out, seen = [], set()
+
+    def add(spec, where, entry):
+        c = safe(lambda: describe_spec(spec, where, entry, sources)) if spec else None
+        if c and c["realpath"] not in seen and len(out) < MAX_CANDIDATES:
+            seen.add(c["realpath"])
+            out.append(c)
+
+    path = search_path(name)
+    for i, finder in enumerate(sys.meta_path):
+        if finder in (machinery.BuiltinImporter, machinery.FrozenImporter):
+            continue
+        if finder is machinery.PathFinder:
+            for k, entry in enumerate((path or [])[:MAX_PATH_ENTRIES]):
+                where = ("sys.path[%d]" if "." not in name else "__path__[%d]") % k
+                add(safe(lambda: machinery.PathFinder.find_spec(name, [entry])), where, entry)
+            continue
+        add(safe(lambda: finder.find_spec(name, path)), "sys.meta_path[%d] (%s)" % (
+            i, type(finder).__name__), None)
+    return out
+
+
 def import_module(name, before):
     entry = {"module": name}
     start = time.monotonic()
@@ -136,6 +269,10 @@ def import_module(name, before):
         entry["error"] = error_of(exc)
     entry["import_ms"] = round((time.monotonic() - start) * 1000.0, 1)
     entry["native_libraries"] = describe([p for p in mapped_files() if p not in before])
+    entry["candidates"] = safe(lambda: module_candidates(name), [])
+    imported = os.path.realpath(entry["file"]) if entry.get("file") else None
+    for c in entry["candidates"]:
+        c["imported"] = c["realpath"] == imported
     return entry
 
 

@@ -81,6 +81,11 @@ static const sc_backend_desc amd = {
                "runtime_library.install_version", "runtime_library.root"},
               {"runtime.hip", "ROCm", "installs[].kind", "installs[].version", "installs[].root"}),
     .torch_device_count = "device_count",
+    .compilers = LIST("hipcc"),
+    .compiler_dirs = LIST("bin"),
+    .compiler_homes = LIST("ROCM_HOME", "ROCM_PATH", "HIP_PATH"),
+    .extension_homes = LIST("ROCM_HOME", "ROCM_PATH"),
+    .env_scripts = LIST("env.sh"),
 };
 
 static const sc_root_marker nvidia_roots[] = {
@@ -144,6 +149,12 @@ static const sc_backend_desc nvidia = {
         PARTS({"runtime.cuda", "CUDA toolkit", NULL, "toolkit_version", "cuda_link"},
               {"runtime.cuda", "CUDA toolkit", NULL, "toolkits[].version", "toolkits[].root"}),
     .torch_device_count = "device_count",
+    .compilers = LIST("nvcc"),
+    .compiler_dirs = LIST("bin"),
+    .compiler_homes = LIST("CUDA_HOME", "CUDA_PATH"),
+    .extension_homes = LIST("CUDA_HOME", "CUDA_PATH"),
+    .compiled_runtime_libraries =
+        LIST("libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"),
 };
 
 static const sc_root_marker ascend_roots[] = {
@@ -207,6 +218,14 @@ static const sc_backend_desc ascend = {
                            {"runtime.acl", "CANN", NULL, "toolkits[].version", "toolkits[].path"}),
     .torch_plugin = "torch_npu",
     .torch_device_count = "npu_device_count",
+    /* ccec (TBE's compiler) and bisheng (Ascend C's) in compiler/ccec_compiler/bin, atc (the
+     * model converter) in bin, compiler/bin or the older atc/bin */
+    .compilers = LIST("ccec", "bisheng", "atc"),
+    .compiler_dirs = LIST("bin", "compiler/ccec_compiler/bin", "compiler/bin", "atc/bin"),
+    .compiler_homes = LIST("ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH"),
+    /* CANN 8.5's cann[-X.Y.Z]/set_env.sh; a toolkit version's own bin/setenv.bash; before 8.5,
+     * ascend-toolkit/set_env.sh, which sets up whatever ascend-toolkit/latest names */
+    .env_scripts = LIST("set_env.sh", "bin/setenv.bash", "../set_env.sh"),
 };
 
 static int davinci_nodes(const sc_root *root, sc_error *err)
@@ -294,5 +313,16 @@ bool sc_backend_list_has(const char *const *list, const char *s)
     for (; list && s && *list; list++)
         if (strcmp(*list, s) == 0)
             return true;
+    return false;
+}
+
+bool sc_backend_is_runtime_name(const sc_backend_desc *desc, const char *name)
+{
+    for (const char *const *r = desc->runtime_libraries; name && r && *r; r++) {
+        const char *so = strstr(*r, ".so");
+        size_t stem = so ? (size_t)(so - *r) + 3 : strlen(*r);
+        if (strncmp(name, *r, stem) == 0)
+            return true;
+    }
     return false;
 }

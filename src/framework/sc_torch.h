@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "sc_backend.h"
 #include "sc_json.h"
 #include "sc_probe.h"
 #include "sc_python.h"
@@ -28,6 +29,29 @@ void sc_torch_check_result(const sc_ctx *ctx, sc_result *res, const sc_python_in
 /* Findings on an imported torch: CPU-only build beside a GPU runtime, no device, another runtime
  * than the runtime layer's, devices without code in its arch list. */
 void sc_torch_check_build(const sc_ctx *ctx, sc_result *res, const cJSON *torch);
+/* The runtime library desc's runtime probe found: the one it loaded, else the one its loader
+ * search picked (the descriptor's runtime_library_facts, in order); *version gets its version when
+ * the probe read one. NULL when it found none. */
+const char *sc_torch_runtime_library(const sc_ctx *ctx, const sc_backend_desc *desc,
+                                     const char **version);
+/* What Python really imports for --import MODULE (m: one facts.imports[] entry; torch: facts.torch
+ * or NULL): torch.import-shadowed when a newer copy further along the search path is never
+ * reached; the module's native files: torch.module-runtime-mismatch when its import mapped a
+ * second runtime, torch.module-no-code-for-device when its GPU code lacks the target devices. */
+void sc_torch_check_import_candidates(const sc_ctx *ctx, sc_result *res, cJSON *m,
+                                      const cJSON *torch);
+/* The native half of that (torch_import_native.c): the runtime the import mapped and the GPU code
+ * of the module's own shared objects (m gets "gpu_code"). */
+void sc_torch_check_import_native(const sc_ctx *ctx, sc_result *res, cJSON *m, const cJSON *torch);
+/* The library among torch's mapped ones (libs) that is desc's runtime (a soname stem of its
+ * runtime libraries followed by ".so": libamdhip64.so.6, not libamdhip64_extra), or NULL. */
+const cJSON *sc_torch_mapped_runtime(const cJSON *libs, const sc_backend_desc *desc);
+/* torch.compiler-mismatch: the compiler extensions would build with (runtime probe's
+ * facts.compilers) is another HIP/CUDA major.minor than the one torch was built for
+ * (build_version: torch.version.hip or .cuda), or from another install than the runtime torch
+ * loaded. */
+void sc_torch_check_compiler(const sc_ctx *ctx, sc_result *res, const cJSON *torch,
+                             const sc_backend_desc *desc, const char *build_version);
 /* A finding when the device round trip (facts.round_trip) gave wrong values. */
 void sc_torch_check_round_trip(sc_result *res, const cJSON *rt);
 

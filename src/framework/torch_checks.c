@@ -9,11 +9,8 @@
 #include "sc_torch.h"
 #include "sc_util.h"
 
-/* The runtime library desc's runtime probe found: the one it loaded, else the one its loader
- * search picked (the descriptor's runtime_library_facts, in order); *version gets its version when
- * the probe read one. NULL when it found none. */
-static const char *runtime_library(const sc_ctx *ctx, const sc_backend_desc *desc,
-                                   const char **version)
+const char *sc_torch_runtime_library(const sc_ctx *ctx, const sc_backend_desc *desc,
+                                     const char **version)
 {
     const cJSON *facts = sc_ctx_facts(ctx, desc->runtime_probe);
     for (const char *const *k = desc->runtime_library_facts; k && *k; k++) {
@@ -63,7 +60,7 @@ static const sc_backend_desc *runtime_installed(const sc_ctx *ctx, char *evidenc
 {
     const char *version = NULL, *lib;
     for (const sc_backend_desc *const *b = sc_backends; *b; b++)
-        if ((*b)->torch_build && (lib = runtime_library(ctx, *b, &version)) != NULL) {
+        if ((*b)->torch_build && (lib = sc_torch_runtime_library(ctx, *b, &version)) != NULL) {
             sc_fmt(evidence, size, "the runtime layer (%s) found %s%s%s", (*b)->runtime_probe, lib,
                    version ? ", version " : "", version ? version : "");
             return *b;
@@ -74,20 +71,12 @@ static const sc_backend_desc *runtime_installed(const sc_ctx *ctx, char *evidenc
     return NULL;
 }
 
-/* The library among torch's mapped ones that is desc's runtime (a soname stem of its runtime
- * libraries followed by ".so": libamdhip64.so.6, not libamdhip64_extra), or NULL. */
-static const cJSON *mapped_runtime(const cJSON *libs, const sc_backend_desc *desc)
+const cJSON *sc_torch_mapped_runtime(const cJSON *libs, const sc_backend_desc *desc)
 {
     const cJSON *l;
-    cJSON_ArrayForEach (l, libs) {
-        const char *name = sc_json_str(l, "name");
-        for (const char *const *r = desc->runtime_libraries; name && r && *r; r++) {
-            const char *so = strstr(*r, ".so");
-            size_t stem = so ? (size_t)(so - *r) + 3 : strlen(*r);
-            if (strncmp(name, *r, stem) == 0)
-                return l;
-        }
-    }
+    cJSON_ArrayForEach (l, libs)
+        if (sc_backend_is_runtime_name(desc, sc_json_str(l, "name")))
+            return l;
     return NULL;
 }
 
@@ -95,8 +84,8 @@ static void check_runtime_mismatch(const sc_ctx *ctx, sc_result *res, const cJSO
                                    const sc_backend_desc *desc)
 {
     const char *version = NULL;
-    const char *theirs = runtime_library(ctx, desc, &version);
-    const cJSON *mine = mapped_runtime(sc_json_member(torch, "mapped_libraries"), desc);
+    const char *theirs = sc_torch_runtime_library(ctx, desc, &version);
+    const cJSON *mine = sc_torch_mapped_runtime(sc_json_member(torch, "mapped_libraries"), desc);
     const char *real = sc_json_str(mine, "realpath");
     char canon[PATH_MAX];
     if (!theirs || !real)
@@ -232,5 +221,6 @@ void sc_torch_check_build(const sc_ctx *ctx, sc_result *res, const cJSON *torch)
     if (!(count > 0))
         report_no_device(res, desc, version, build_version, avail);
     check_runtime_mismatch(ctx, res, torch, desc);
+    sc_torch_check_compiler(ctx, res, torch, desc, build_version);
     check_devices(res, torch);
 }

@@ -30,6 +30,7 @@ static bool is_not_installed(const cJSON *err, const char *module)
 
 static void check_imports(const sc_ctx *ctx, sc_result *res, cJSON *imports)
 {
+    const cJSON *torch = sc_json_member(res->facts, "torch");
     cJSON *m;
     cJSON_ArrayForEach (m, imports) {
         classify_libraries(ctx->root, cJSON_GetObjectItemCaseSensitive(m, "native_libraries"));
@@ -37,6 +38,7 @@ static void check_imports(const sc_ctx *ctx, sc_result *res, cJSON *imports)
         if (err)
             sc_torch_report_import_failed(
                 ctx, res, err, sc_json_str(m, "module") ? sc_json_str(m, "module") : "?");
+        sc_torch_check_import_candidates(ctx, res, m, torch);
     }
 }
 

@@ -100,9 +100,11 @@ static bool by_site_packages(const char *path, sc_install_root *out)
     return true;
 }
 
+/* The distribution's library and program directories (a compiler in /usr/bin is the system's). */
 static bool by_system_dir(const char *path, sc_install_root *out)
 {
-    static const char *const dirs[] = {"/usr/lib/", "/lib/", "/lib64/", "/usr/lib64/"};
+    static const char *const dirs[] = {"/usr/lib/", "/lib/",      "/lib64/", "/usr/lib64/",
+                                       "/usr/bin/", "/usr/sbin/", "/bin/",   "/sbin/"};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
         if (strncmp(path, dirs[i], strlen(dirs[i])) == 0) {
             out->kind = SC_ROOT_SYSTEM;

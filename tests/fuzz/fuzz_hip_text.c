@@ -19,6 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         __builtin_trap();
     if (sc_hip_parse_hip_version_file(text, buf, sizeof buf) == 0 && !strchr(buf, '.'))
         __builtin_trap();
+    if (sc_hip_parse_hipcc_version(text, buf, sizeof buf) == 0 && !strchr(buf, '.'))
+        __builtin_trap();
     sc_hip_arch arch;
     if (sc_hip_arch_parse(text, &arch) == 0 && strncmp(arch.processor, "gfx", 3) != 0)
         __builtin_trap();

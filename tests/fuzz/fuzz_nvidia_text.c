@@ -46,6 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_printable(buf);
     if (sc_cuda_parse_version_txt(text, buf, sizeof buf) == 0)
         check_printable(buf);
+    if (sc_cuda_parse_nvcc_version(text, buf, sizeof buf) == 0)
+        check_printable(buf);
     if (sc_cuda_libcuda_version(text, buf, sizeof buf) == 0 && !strchr(buf, '.'))
         __builtin_trap();
     if (sc_cuda_pci_normalize(text, buf, sizeof buf) == 0 && strlen(buf) != 12)

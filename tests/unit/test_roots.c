@@ -117,6 +117,7 @@ static void test_path_rules_are_the_fallback(void **state)
     expect("/usr/local/Ascend/ascend-toolkit/lib64/libascendcl.so", SC_ROOT_CANN,
            "/usr/local/Ascend/ascend-toolkit", SC_BACKEND_ASCEND);
     expect("/usr/lib/x86_64-linux-gnu/libz.so.1", SC_ROOT_SYSTEM, "/usr", SC_BACKEND_NONE);
+    expect("/usr/bin/hipcc", SC_ROOT_SYSTEM, "/usr", SC_BACKEND_NONE);
     expect("/home/u/ext/lib/libmyop.so", SC_ROOT_OTHER, "/home/u/ext", SC_BACKEND_NONE);
 }
 

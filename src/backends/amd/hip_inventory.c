@@ -61,8 +61,7 @@ int sc_hip_parse_hip_version_file(const char *text, char *buf, size_t size)
     return 0;
 }
 
-/* Reads dir/rel (a small text file) into a malloc'd buffer; NULL when unreadable. */
-static char *read_small(const sc_root *root, const char *dir, const char *rel)
+char *sc_hip_read_small(const sc_root *root, const char *dir, const char *rel)
 {
     char path[PATH_MAX + 64];
     char *text = NULL;
@@ -73,7 +72,7 @@ static char *read_small(const sc_root *root, const char *dir, const char *rel)
 
 static void read_install_versions(const sc_root *root, sc_hip_install *in)
 {
-    char *text = read_small(root, in->root, ".info/version");
+    char *text = sc_hip_read_small(root, in->root, ".info/version");
     if (!text)
         sc_fmt(in->version_error, sizeof in->version_error, "no readable .info/version");
     else if (sc_hip_parse_version_file(text, in->version, sizeof in->version) < 0)
@@ -82,7 +81,7 @@ static void read_install_versions(const sc_root *root, sc_hip_install *in)
     static const char *const hip_files[] = {"share/hip/version", "hip/share/hip/version",
                                             "hip/bin/.hipVersion", "bin/.hipVersion"};
     for (size_t i = 0; i < sizeof hip_files / sizeof hip_files[0] && !in->hip_version[0]; i++) {
-        text = read_small(root, in->root, hip_files[i]);
+        text = sc_hip_read_small(root, in->root, hip_files[i]);
         if (text &&
             sc_hip_parse_hip_version_file(text, in->hip_version, sizeof in->hip_version) < 0)
             in->hip_version[0] = '\0';

@@ -104,6 +104,7 @@ void sc_hip_inventory_facts(sc_hip_run *r, const sc_hip_env *env)
     check_multiple_installs(r);
     check_path_roots(r, env);
     pick_facts(r, env);
+    sc_hip_compiler_facts(r);
 }
 
 /* The search is a prediction; a live load by name that found what it did not wins. */

@@ -57,6 +57,12 @@ int sc_hip_parse_version_file(const char *text, char *buf, size_t size);
  */
 int sc_hip_parse_hip_version_file(const char *text, char *buf, size_t size);
 
+/* Reads dir/rel (a small text file, at most 4 KiB) into a malloc'd buffer; NULL when unreadable. */
+char *sc_hip_read_small(const sc_root *root, const char *dir, const char *rel);
+/* The HIP version hipcc's `--version` prints ("HIP version: 5.2.21153-0") as "5.2.21153"; returns
+ * 0, or -EINVAL when no such line holds a version. */
+int sc_hip_parse_hipcc_version(const char *text, char *buf, size_t size);
+
 /* Fills inv with the installs under /opt (rocm, rocm-*, dtk, dtk-*, hyhal) and those that
  * ROCM_PATH and HIP_PATH name, deduplicated by real path. */
 void sc_hip_inventory_installs(const sc_root *root, const sc_hip_env *env, sc_hip_inventory *inv);

@@ -45,6 +45,8 @@ typedef struct {
 /* hip_inventory_facts.c: the passive part. */
 /* Collects the installs and the loader's pick into facts, with their findings. */
 void sc_hip_inventory_facts(sc_hip_run *r, const sc_hip_env *env);
+/* hip_inventory_compilers.c: facts.compilers and hip.compiler-other-root (after the pick). */
+void sc_hip_compiler_facts(sc_hip_run *r);
 /* hip.runtime-not-found, unless the loader's pick or a live load by name found a runtime. */
 void sc_hip_report_not_found(sc_hip_run *r, bool loaded_by_name);
 

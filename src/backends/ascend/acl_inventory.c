@@ -20,13 +20,8 @@ static void find_toolkit_lib(sc_acl_run *r, const sc_ascend_toolkits *tks)
     }
 }
 
-static void library_facts(sc_acl_run *r, const char *ld_library_path)
+static void library_facts(sc_acl_run *r, const char *ld_library_path, sc_ascend_lib_pick *p)
 {
-    sc_ascend_lib_pick *p = calloc(1, sizeof *p);
-    if (!p) {
-        sc_fact_null(r->res->facts, "library", "out of memory");
-        return;
-    }
     sc_ascend_pick_library(r->ctx->root, ld_library_path, p);
     if (p->found) {
         cJSON *o = cJSON_AddObjectToObject(r->res->facts, "library");
@@ -39,7 +34,6 @@ static void library_facts(sc_acl_run *r, const char *ld_library_path)
                      "directories%s%s",
                      r->toolkit_lib[0] ? "; a toolkit has one in " : "", r->toolkit_lib);
     }
-    free(p);
 }
 
 void sc_acl_inventory_facts(sc_acl_run *r, const char *ld_library_path)
@@ -54,5 +48,12 @@ void sc_acl_inventory_facts(sc_acl_run *r, const char *ld_library_path)
         find_toolkit_lib(r, tks);
         free(tks);
     }
-    library_facts(r, ld_library_path);
+    sc_ascend_lib_pick *p = calloc(1, sizeof *p);
+    if (!p) {
+        sc_fact_null(r->res->facts, "library", "out of memory");
+        return;
+    }
+    library_facts(r, ld_library_path, p);
+    sc_acl_compiler_facts(r, p);
+    free(p);
 }

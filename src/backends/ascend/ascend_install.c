@@ -39,7 +39,7 @@ static bool read_version_cfg(const sc_root *root, const char *dir, sc_ascend_too
 
 /* Reads dir/<arch>-linux/ascend_toolkit_install.info, else dir/runtime/version.info (CANN 8.5+
  * also keeps Version= there), else dir/version.cfg; false when none names a version. */
-static bool read_toolkit(const sc_root *root, const char *dir, sc_ascend_toolkit *tk)
+bool sc_ascend_toolkit_read(const sc_root *root, const char *dir, sc_ascend_toolkit *tk)
 {
     char *text = NULL;
     for (size_t i = 0; arches[i]; i++) {
@@ -83,7 +83,7 @@ static void add_toolkit(const sc_root *root, const char *dir, sc_ascend_toolkits
     memset(tk, 0, sizeof *tk);
     snprintf(tk->root, sizeof tk->root, "%s", real);
     snprintf(tk->via, sizeof tk->via, "%s", dir);
-    if (read_toolkit(root, real, tk)) {
+    if (sc_ascend_toolkit_read(root, real, tk)) {
         sc_ascend_layout_read(root, tk);
         out->count++;
     }

@@ -9,6 +9,7 @@
 
 #include "sc_acl.h"
 #include "sc_dl.h"
+#include "sc_loader.h"
 #include "sc_probe.h"
 #include "sc_util.h"
 
@@ -30,6 +31,9 @@ typedef struct {
 
 /* acl_inventory.c: toolkits, install path and the loader's libascendcl.so pick into facts. */
 void sc_acl_inventory_facts(sc_acl_run *r, const char *ld_library_path);
+/* acl_inventory_compilers.c: facts.compilers (ccec, bisheng, atc) and acl.compiler-other-root
+ * against the libascendcl.so the loader picks (pick). */
+void sc_acl_compiler_facts(sc_acl_run *r, const sc_loader_pick *pick);
 
 /* acl_devices.c */
 /* Loads libascendcl.so by soname and binds it; false (reported) when it cannot. */

@@ -42,6 +42,10 @@ typedef struct {
 /* The driver's install directory from /etc/ascend_install.info (Driver_Install_Path_Param), or
  * SC_ASCEND_DEFAULT_DIR; returns true when the file said it. */
 bool sc_ascend_install_dir(const sc_root *root, char *buf, size_t size);
+/* Reads dir/<arch>-linux/ascend_toolkit_install.info, else dir/runtime/version.info (CANN 8.5+
+ * also keeps Version= there), else dir/version.cfg into tk's version, info, package and arch;
+ * false when none names a version. */
+bool sc_ascend_toolkit_read(const sc_root *root, const char *dir, sc_ascend_toolkit *tk);
 /* Finds the toolkits under install_dir (and SC_ASCEND_DEFAULT_DIR), "latest" first, deduplicated
  * by real path. */
 void sc_ascend_toolkits_collect(const sc_root *root, const char *install_dir,

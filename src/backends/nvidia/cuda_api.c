@@ -134,12 +134,28 @@ static int copy_version(const char *v, char *buf, size_t size)
 
 int sc_cuda_parse_version_json(const char *text, char *buf, size_t size)
 {
+    return sc_cuda_parse_version_json_part(text, "cuda", buf, size);
+}
+
+int sc_cuda_parse_version_json_part(const char *text, const char *part, char *buf, size_t size)
+{
     cJSON *root = text ? cJSON_Parse(text) : NULL;
-    const cJSON *cuda = cJSON_GetObjectItemCaseSensitive(root, "cuda");
+    const cJSON *cuda = cJSON_GetObjectItemCaseSensitive(root, part);
     int rc = copy_version(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cuda, "version")),
                           buf, size);
     cJSON_Delete(root);
     return rc;
+}
+
+/* copy_version of the n characters at p (a version token of at most 31). */
+static int copy_version_token(const char *p, size_t n, char *buf, size_t size)
+{
+    char v[32];
+    if (n == 0 || n >= sizeof v)
+        return -EINVAL;
+    memcpy(v, p, n);
+    v[n] = '\0';
+    return copy_version(v, buf, size);
 }
 
 int sc_cuda_parse_version_txt(const char *text, char *buf, size_t size)
@@ -147,14 +163,18 @@ int sc_cuda_parse_version_txt(const char *text, char *buf, size_t size)
     static const char prefix[] = "CUDA Version ";
     if (!text || strncmp(text, prefix, sizeof prefix - 1) != 0)
         return -EINVAL;
-    char v[32];
     const char *p = text + sizeof prefix - 1;
-    size_t n = strcspn(p, " \t\r\n");
-    if (n == 0 || n >= sizeof v)
+    return copy_version_token(p, strcspn(p, " \t\r\n"), buf, size);
+}
+
+int sc_cuda_parse_nvcc_version(const char *text, char *buf, size_t size)
+{
+    const char *rel = text ? strstr(text, "release ") : NULL;
+    if (!rel)
         return -EINVAL;
-    memcpy(v, p, n);
-    v[n] = '\0';
-    return copy_version(v, buf, size);
+    const char *full = strstr(rel, ", V"); /* "release 13.0, V13.0.88": the full version */
+    const char *p = full && !memchr(rel, '\n', (size_t)(full - rel)) ? full + 3 : rel + 8;
+    return copy_version_token(p, strspn(p, "0123456789."), buf, size);
 }
 
 int sc_cuda_libcuda_version(const char *path, char *buf, size_t size)

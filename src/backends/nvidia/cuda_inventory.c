@@ -13,8 +13,7 @@
 #include "sc_loader.h"
 #include "sc_util.h"
 
-/* version.json first (CUDA 11.1+), then version.txt (older). */
-static void read_toolkit_version(const sc_root *root, sc_cuda_toolkit *tk)
+void sc_cuda_toolkit_read_version(const sc_root *root, sc_cuda_toolkit *tk)
 {
     char path[PATH_MAX + 32], *text = NULL;
     sc_fmt(path, sizeof path, "%s/version.json", tk->root);
@@ -60,7 +59,7 @@ static void add_toolkit(const sc_root *root, sc_cuda_inventory *inv, const char 
         tk = &inv->toolkits[inv->count++];
         memset(tk, 0, sizeof *tk);
         snprintf(tk->root, sizeof tk->root, "%s", real);
-        read_toolkit_version(root, tk);
+        sc_cuda_toolkit_read_version(root, tk);
     }
     if (tk->via_count < SC_CUDA_MAX_VIA)
         snprintf(tk->via[tk->via_count++], sizeof tk->via[0], "%s", via);

@@ -57,6 +57,7 @@ void sc_cuda_inventory_facts(sc_cuda_run *r, const sc_cuda_env *env)
     sc_cuda_inventory_collect(r->ctx->root, env, r->inv);
     toolkit_facts(r);
     libcuda_facts(r);
+    sc_cuda_compiler_facts(r);
 }
 
 void sc_cuda_check_picked_version(sc_cuda_run *r)

@@ -98,6 +98,12 @@ void sc_cuda_describe(const sc_cuda_fns *fns, int code, char *buf, size_t size);
 /* The "cuda" component's version in a toolkit's version.json ({"cuda": {"version": "12.4.1"}});
  * returns 0, or -EINVAL when absent or not a version. */
 int sc_cuda_parse_version_json(const char *text, char *buf, size_t size);
+/* The version of component part ("cuda_nvcc", "cuda_cudart") in a toolkit's version.json; 0 or
+ * -EINVAL. */
+int sc_cuda_parse_version_json_part(const char *text, const char *part, char *buf, size_t size);
+/* The version `nvcc --version` prints ("Cuda compilation tools, release 13.0, V13.0.88" ->
+ * "13.0.88"; "release 8.0" alone -> "8.0"); 0 or -EINVAL. */
+int sc_cuda_parse_nvcc_version(const char *text, char *buf, size_t size);
 /* The version in a toolkit's version.txt ("CUDA Version 11.2.152"); 0 or -EINVAL. */
 int sc_cuda_parse_version_txt(const char *text, char *buf, size_t size);
 /* The driver version in a libcuda file name ("/usr/lib/x86_64-linux-gnu/libcuda.so.550.127.05" ->

@@ -44,6 +44,9 @@ typedef struct {
     sc_cuda_lib_pick libcuda;
 } sc_cuda_inventory;
 
+/* The version of the toolkit at tk->root into tk->version (or why not into tk->version_error):
+ * version.json first (CUDA 11.1+), then version.txt (older). */
+void sc_cuda_toolkit_read_version(const sc_root *root, sc_cuda_toolkit *tk);
 /* Fills inv: toolkits deduplicated by real path, the link, and the libcuda.so.1 pick. */
 void sc_cuda_inventory_collect(const sc_root *root, const sc_cuda_env *env, sc_cuda_inventory *inv);
 /* The toolkit version that matters most: the /usr/local/cuda link's, else the first found; NULL

@@ -36,6 +36,9 @@ typedef struct {
 /* cuda_inventory_facts.c: the passive part. */
 /* Collects the toolkits and the loader's libcuda pick into facts. */
 void sc_cuda_inventory_facts(sc_cuda_run *r, const sc_cuda_env *env);
+/* cuda_inventory_compilers.c: facts.compilers, facts.cudart_library and
+ * cuda.compiler-other-root. */
+void sc_cuda_compiler_facts(sc_cuda_run *r);
 /* nvidia.module-version-mismatch when the picked libcuda's file name names another release than
  * the kernel module: works offline, on an image with a baked-in libcuda. */
 void sc_cuda_check_picked_version(sc_cuda_run *r);
