@@ -30,13 +30,17 @@ static const char *const module_names[] = {"drv_davinci_intf_host",
                                            "ascend_queue",
                                            NULL};
 
+/* A value of version.info: one size for what is read and what is kept, so a long version is kept
+ * whole (a cut one would be compared with the firmware ranges as if it were the version). */
+#define INFO_VALUE_MAX 256
+
 typedef struct {
     const sc_ctx *ctx;
     sc_result *res;
     sc_pci_list pci;
     sc_accel_census npus;
     char install[PATH_MAX];
-    char driver_version[64], fw_version[64], fw_range[256];
+    char driver_version[INFO_VALUE_MAX], fw_version[INFO_VALUE_MAX], fw_range[INFO_VALUE_MAX];
     bool driver_info, modules;
     size_t nodes_found; /* /dev/davinci<N> present */
     const char *container;
@@ -73,7 +77,7 @@ static size_t count_davinci_nodes(const sc_root *root)
 static void add_info_fact(cJSON *o, const char *text, const char *key, const char *name,
                           const char *path, char *keep, size_t keep_size)
 {
-    char v[256];
+    char v[INFO_VALUE_MAX];
     if (sc_ascend_info_get(text, key, v, sizeof v)) {
         cJSON_AddStringToObject(o, name, v);
         if (keep)

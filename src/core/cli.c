@@ -20,7 +20,7 @@
 
 static const char usage_text[] =
     "Usage: stackcheck [run] [OPTIONS]\n"
-    "       stackcheck explain ID\n"
+    "       stackcheck explain ID    (a finding or probe id)\n"
     "       stackcheck list\n"
     "       stackcheck libs [--arch ARCH]... [--json FILE] FILE...\n"
     "       stackcheck diff A.json B.json [--json FILE] [--rtol R] [--atol A]\n"
@@ -153,7 +153,7 @@ static int apply_option(int c, sc_options *opt)
         if (*end || opt->app_repeat < 1 || opt->app_repeat > 10000)
             return usage_error("invalid --app-repeat '%s' (1 to 10000)", optarg);
         break;
-    case OPT_VERSION: printf("stackcheck %s\n", SC_VERSION); return 1;
+    case OPT_VERSION: printf("stackcheck %s (%s)\n", SC_VERSION, sc_build_info()); return 1;
     case 'h': fputs(usage_text, stdout); return 1;
     default: return SC_EXIT_USAGE;
     }
@@ -232,15 +232,30 @@ int sc_cmd_run(int argc, char **argv)
     return out_rc ? out_rc : exit_code;
 }
 
+/* What a probe checks, for `explain PROBE-ID`; false when id names no probe. */
+static bool explain_probe(const char *id)
+{
+    for (const sc_probe *const *p = sc_probes; *p; p++) {
+        if (strcmp((*p)->id, id) != 0)
+            continue;
+        printf("%s: a probe of the %s layer (backend %s)%s\n%s\n", (*p)->id,
+               sc_layer_name((*p)->layer), sc_backend_name((*p)->backend),
+               (*p)->isolated ? ", run in an isolated child" : "",
+               (*p)->summary ? (*p)->summary : "");
+        return true;
+    }
+    return false;
+}
+
 int sc_cmd_explain(int argc, char **argv)
 {
     if (argc != 2)
-        return usage_error("%s",
-                           "explain needs one finding id, e.g. stackcheck explain hip.no-device");
-    if (sc_findings_explain(stdout, argv[1]) == 0)
+        return usage_error("%s", "explain needs one finding or probe id, e.g. stackcheck explain "
+                                 "hip.no-device");
+    if (sc_findings_explain(stdout, argv[1]) == 0 || explain_probe(argv[1]))
         return SC_EXIT_OK;
-    sc_print_line(stderr, "stackcheck: ", "no finding '%s'; `stackcheck list` shows them all",
-                  argv[1]);
+    sc_print_line(stderr, "stackcheck: ",
+                  "no finding or probe '%s'; `stackcheck list` shows them all", argv[1]);
     return SC_EXIT_USAGE;
 }
 

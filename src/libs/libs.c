@@ -70,14 +70,19 @@ static int analysis_init(analysis *a, const sc_root *root, const sc_libs_config 
     return 0;
 }
 
-/* The loader's search state for the file's dependencies: its class and machine, the search path
- * and the root's ld.so.cache when it has one. */
+/* The loader's search state for the file's dependencies: the root's loader for its class and
+ * machine, the search path and the root's ld.so.cache when it has one. The file's own lists were
+ * parsed when it was opened, before its class was known: they are parsed again for the target. */
 static void resolver_init(analysis *a)
 {
     sc_error cerr;
     a->have_cache = sc_ldcache_load(a->root, &a->cache, &cerr) == 0;
     const sc_elf_info *info = &a->nodes[0]->file->info;
+    sc_ld_target_detect(a->root, info->elf_class, info->machine, &a->target);
+    sc_ld_search_set_target(a->search, &a->target);
+    sc_ld_search_prepare(a->search, &a->nodes[0]->ld);
     a->resolver = (sc_ldresolver){.root = a->root,
+                                  .target = &a->target,
                                   .ld_library_path = a->cfg->ld_library_path,
                                   .cache = a->have_cache ? &a->cache : NULL,
                                   .main = &a->nodes[0]->ld,

@@ -67,6 +67,7 @@ typedef struct {
     sc_ldcache cache;
     bool have_cache;
     sc_ldresolver resolver;
+    sc_ld_target target;   /* the loader of the root, for the file's class and machine */
     sc_ld_search *search;  /* the resolver's: directories, lists and budgets of this analysis */
     sc_symset names;       /* names and sonames already loaded */
     sc_symset files;       /* real paths already loaded */

@@ -30,7 +30,7 @@ class CommandLine(unittest.TestCase):
             self.assertIn(opt, r.stdout)
         r = sclib.run(["--version"], json_file=False)
         self.assertEqual(r.rc, 0)
-        self.assertRegex(r.stdout, r"^stackcheck \d+\.\d+\.\d+\n$")
+        self.assertRegex(r.stdout, r"^stackcheck \d+\.\d+\.\d+ \((portable|native), (x86_64|aarch64), glibc >= 2\.\d+\)\n$")
 
     def test_usage_errors_exit_2(self):
         for args in (["--bogus"], ["--timeout", "abc"], ["--timeout", "-1"], ["extra"],

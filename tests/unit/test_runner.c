@@ -347,6 +347,23 @@ static void test_isolate_outcomes(void **state)
     assert_string_equal(sc_signal_name(SIGKILL, name, sizeof name), "SIGKILL");
 }
 
+/* The names come from a table (the portable build cannot use sigabbrev_np): each standard signal
+ * is named as glibc names it on this machine, and others by number. */
+static void test_signal_names_match_glibc(void **state)
+{
+    (void)state;
+    char name[32], want[32];
+    for (int sig = 1; sig < SIGRTMIN; sig++) {
+        const char *abbrev = sigabbrev_np(sig);
+        if (!abbrev)
+            continue;
+        snprintf(want, sizeof want, "SIG%s", abbrev);
+        assert_string_equal(sc_signal_name(sig, name, sizeof name), want);
+    }
+    assert_string_equal(sc_signal_name(SIGRTMIN + 1, name, sizeof name),
+                        (snprintf(want, sizeof want, "signal %d", SIGRTMIN + 1), want));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -356,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_crash_and_timeout),
         cmocka_unit_test(test_flooding_output_is_bounded),
         cmocka_unit_test(test_isolate_outcomes),
+        cmocka_unit_test(test_signal_names_match_glibc),
         cmocka_unit_test(test_inventory_always_collected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -149,17 +149,15 @@ void sc_ascend_pick_library(const sc_root *root, const char *ld_library_path, sc
     sc_error err = {0};
     bool have_cache = sc_ldcache_load(root, &cache, &err) == 0;
     sc_ld_object main_obj = {.name = "the program", .origin = "/"};
-#if defined(__aarch64__)
-    uint16_t machine = EM_AARCH64;
-#else
-    uint16_t machine = EM_X86_64;
-#endif
+    sc_ld_target target; /* the loader of the root's own programs, which would load the library */
+    sc_ld_target_detect(root, 0, 0, &target);
     sc_ldresolver r = {.root = root,
                        .ld_library_path = ld_library_path,
                        .cache = have_cache ? &cache : NULL,
                        .main = &main_obj,
-                       .elf_class = ELFCLASS64,
-                       .machine = machine};
+                       .elf_class = target.elf_class,
+                       .machine = target.machine,
+                       .target = &target};
     sc_ld_hit hit;
     if (sc_ldresolve(&r, &main_obj, "libascendcl.so", &hit) == 0) {
         p->found = true;

@@ -1,0 +1,34 @@
+# Sourced by tools/release.sh and tools/release-check.sh: what they fetch from Debian. A root file
+# system of another suite or architecture (mmdebstrap, packages extracted, nothing run in it), and
+# a source package (apt-get source). apt's state for both lives in the directory given, so the
+# system's apt configuration and lists stay as they are, and nothing is left behind there.
+SC_DEBIAN_MIRROR=${SC_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+SC_DEBIAN_KEYRING=${SC_DEBIAN_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
+
+# sc_debian_root ARCH SUITE DIR PACKAGE,PACKAGE...: DIR becomes a root with the packages extracted.
+sc_debian_root() {
+  local arch=$1 suite=$2 dir=$3 packages=$4
+  rm -rf "$dir"
+  # apt's sandbox user may not read a root-owned temporary directory: apt runs as root here.
+  mmdebstrap --quiet --mode=root --arch="$arch" --variant=extract --include="$packages" \
+    --aptopt='APT::Sandbox::User "root"' --keyring="$SC_DEBIAN_KEYRING" \
+    "$suite" "$dir" "$SC_DEBIAN_MIRROR"
+}
+
+# sc_debian_source PACKAGE SUITE DIR: unpacks the source package (Debian's patches applied) under
+# DIR and prints the directory of the unpacked tree.
+sc_debian_source() {
+  local package=$1 suite=$2 dir=$3
+  local state=$dir/apt
+  rm -rf "$dir"
+  mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/etc/parts"
+  cat >"$state/etc/sources.list" <<SOURCES
+deb-src [signed-by=$SC_DEBIAN_KEYRING] $SC_DEBIAN_MIRROR $suite main
+SOURCES
+  local opts=(-o "Dir::Etc::SourceList=$state/etc/sources.list" -o "Dir::Etc::SourceParts=$state/etc/parts"
+    -o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache" -o "APT::Sandbox::User=root"
+    -o "Acquire::Languages=none" -qq)
+  apt-get "${opts[@]}" update >&2
+  (cd "$dir" && apt-get "${opts[@]}" source "$package" >&2)
+  find "$dir" -mindepth 1 -maxdepth 1 -type d -name "$package-*" | head -n 1
+}
