@@ -254,8 +254,9 @@ int sc_cmd_explain(int argc, char **argv)
                                  "hip.no-device");
     if (sc_findings_explain(stdout, argv[1]) == 0 || explain_probe(argv[1]))
         return SC_EXIT_OK;
-    sc_print_line(stderr, "stackcheck: ",
-                  "no finding or probe '%s'; `stackcheck list` shows them all", argv[1]);
+    sc_print_line(stderr,
+                  "stackcheck: ", "no finding or probe '%s'; `stackcheck list` shows them all",
+                  argv[1]);
     return SC_EXIT_USAGE;
 }
 

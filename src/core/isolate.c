@@ -38,7 +38,7 @@ static const char *signal_abbrev(int sig)
         {SIGCHLD, "CHLD"}, {SIGCONT, "CONT"},     {SIGSTOP, "STOP"}, {SIGTSTP, "TSTP"},
         {SIGTTIN, "TTIN"}, {SIGTTOU, "TTOU"},     {SIGURG, "URG"},   {SIGXCPU, "XCPU"},
         {SIGXFSZ, "XFSZ"}, {SIGVTALRM, "VTALRM"}, {SIGPROF, "PROF"}, {SIGWINCH, "WINCH"},
-        {SIGPOLL, "POLL"},     {SIGPWR, "PWR"},       {SIGSYS, "SYS"},
+        {SIGPOLL, "POLL"}, {SIGPWR, "PWR"},       {SIGSYS, "SYS"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (names[i].sig == sig)
