@@ -38,9 +38,11 @@ set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
 set(CPACK_RPM_PACKAGE_ARCHITECTURE ${sc_rpm_arch})
 set(CPACK_RPM_PACKAGE_LICENSE MIT)
 set(CPACK_RPM_PACKAGE_GROUP "Applications/System")
-# Directories the system owns (filesystem, bash-completion) are not the package's.
-set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION /usr/share/bash-completion
-    /usr/share/bash-completion/completions)
+# Directories the system owns (filesystem, man-db, bash-completion) are not the package's, nor
+# are build-id links (a debug-info matter of the distribution's own packages).
+set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION /usr/share/man /usr/share/man/man1
+    /usr/share/bash-completion /usr/share/bash-completion/completions)
+set(CPACK_RPM_SPEC_MORE_DEFINE "%define _build_id_links none")
 if(SC_PORTABLE)
   # Everything but glibc is inside the binary, and tools/glibc-floor.sh holds it to this floor.
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= ${SC_GLIBC_FLOOR})")
