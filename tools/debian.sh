@@ -5,14 +5,26 @@
 SC_DEBIAN_MIRROR=${SC_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SC_DEBIAN_KEYRING=${SC_DEBIAN_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
 
-# sc_debian_root ARCH SUITE DIR PACKAGE,PACKAGE...: DIR becomes a root with the packages extracted.
+# sc_debian_root ARCH SUITE DIR PACKAGE,PACKAGE...: DIR becomes a root with the packages extracted
+# and registered as installed in its dpkg database (from their own control files: nothing ran in
+# the root, so their maintainer scripts did not), so dpkg --root can check dependencies there.
 sc_debian_root() {
   local arch=$1 suite=$2 dir=$3 packages=$4
   rm -rf "$dir"
   # apt's sandbox user may not read a root-owned temporary directory: apt runs as root here.
   mmdebstrap --quiet --mode=root --arch="$arch" --variant=extract --include="$packages" \
     --aptopt='APT::Sandbox::User "root"' --keyring="$SC_DEBIAN_KEYRING" \
-    "$suite" "$dir" "$SC_DEBIAN_MIRROR"
+    --skip=cleanup/apt/cache "$suite" "$dir" "$SC_DEBIAN_MIRROR"
+  local deb name status=$dir/var/lib/dpkg/status
+  for deb in "$dir"/var/cache/apt/archives/*.deb; do
+    dpkg-deb -f "$deb" | sed '1a Status: install ok installed' >>"$status"
+    echo >>"$status"
+    name=$(dpkg-deb -f "$deb" Package)
+    [ "$(dpkg-deb -f "$deb" Multi-Arch)" = same ] && name=$name:$arch
+    dpkg-deb --fsys-tarfile "$deb" | tar -t | sed -e 's|^\.||' -e 's|/$||' -e 's|^$|/.|' \
+      >"$dir/var/lib/dpkg/info/$name.list"
+    rm -f "$deb"
+  done
 }
 
 # sc_debian_source PACKAGE SUITE DIR: unpacks the source package (Debian's patches applied) under

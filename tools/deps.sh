@@ -13,6 +13,10 @@ packages=(
   libamdhip64-dev hipcc rocminfo python3-torch librocsparse0 librocrand1
   # benchmarks
   hyperfine
+  # the portable release and its checks (tools/release.sh, tools/release-check.sh): the arm64
+  # cross toolchain, Debian roots of other suites and machines, running arm64 binaries (binfmt_misc
+  # is not needed: qemu-aarch64-static is run by name), RPMs
+  mmdebstrap crossbuild-essential-arm64 qemu-user-static rpm
 )
 
 missing=()

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -124,27 +125,60 @@ static void detect_layout(const sc_root *root, const machine_info *m, sc_ld_targ
         set_layout(t, "lib", lib_dirs, "lib");
 }
 
-/* The newest GLIBC_2.N version libc.so.6 defines: N, or -1. */
-static int glibc_minor_of(const sc_root *root, const char *libc)
+/* The N of the "release version 2.N" banner every libc.so.6 carries (what it prints when run),
+ * or -1. A release that adds no symbol has no version node of its own (2.31 defines GLIBC_2.30 at
+ * most): the banner is exact. */
+static int banner_minor(int fd, uint64_t size)
 {
-    int fd = sc_root_open_file(root, libc, NULL), best = -1;
-    struct stat st;
+    static const char banner[] = "release version 2.";
+    if (size == 0 || size > (64u << 20))
+        return -1;
+    const char *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED)
+        return -1;
+    const char *at = memmem(map, size, banner, sizeof banner - 1);
+    int minor = -1;
+    if (at) {
+        const char *p = at + sizeof banner - 1, *end = map + size;
+        for (minor = 0; p < end && *p >= '0' && *p <= '9' && minor < 1000; p++)
+            minor = minor * 10 + (*p - '0');
+        if (p == at + sizeof banner - 1)
+            minor = -1;
+    }
+    munmap((void *)map, size);
+    return minor;
+}
+
+/* The newest GLIBC_2.N version libc.so.6 defines: N, or -1. */
+static int verdef_minor(int fd, uint64_t size)
+{
     sc_elf_info info;
     sc_error err;
+    int best = -1;
+    if (sc_elf_parse_fd(fd, size, SC_ELF_VERSIONS, &info, &err) < 0)
+        return -1;
+    for (int i = 0; i < info.verdef_count; i++) {
+        int minor;
+        char end;
+        if (sscanf(info.verdef[i], "GLIBC_2.%d%c", &minor, &end) == 1 && minor > best)
+            best = minor;
+    }
+    sc_elf_free(&info);
+    return best;
+}
+
+/* The glibc of libc.so.6 at path: 2.<N>, from its banner, else its newest symbol version. */
+static int glibc_minor_of(const sc_root *root, const char *libc)
+{
+    struct stat st;
+    int fd = sc_root_open_file(root, libc, &st), minor = -1;
     if (fd < 0)
         return -1;
-    if (fstat(fd, &st) == 0 &&
-        sc_elf_parse_fd(fd, (uint64_t)st.st_size, SC_ELF_VERSIONS, &info, &err) == 0) {
-        for (int i = 0; i < info.verdef_count; i++) {
-            int minor;
-            char end;
-            if (sscanf(info.verdef[i], "GLIBC_2.%d%c", &minor, &end) == 1 && minor > best)
-                best = minor;
-        }
-        sc_elf_free(&info);
-    }
+    minor = banner_minor(fd, (uint64_t)st.st_size);
+    if (minor < 0)
+        minor = verdef_minor(fd, (uint64_t)st.st_size);
     close(fd);
-    return best;
+    return minor;
 }
 
 /* The class and machine of the root's own programs: its /bin/sh, else this build's. */
