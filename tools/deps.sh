@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages stackcheck needs to build and test, when they are missing.
 # Needs root (or sudo). Safe to run again: it installs nothing that is already there.
+#   tools/deps.sh             build and test
+#   tools/deps.sh --release   and the portable release and its checks (tools/release.sh)
 set -euo pipefail
 
 packages=(
@@ -13,11 +15,13 @@ packages=(
   libamdhip64-dev hipcc rocminfo python3-torch librocsparse0 librocrand1
   # benchmarks
   hyperfine
+)
+if [ "${1:-}" = "--release" ]; then
   # the portable release and its checks (tools/release.sh, tools/release-check.sh): the arm64
   # cross toolchain, Debian roots of other suites and machines, running arm64 binaries (binfmt_misc
   # is not needed: qemu-aarch64-static is run by name), RPMs
-  mmdebstrap crossbuild-essential-arm64 qemu-user-static rpm
-)
+  packages+=(mmdebstrap crossbuild-essential-arm64 qemu-user-static rpm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -6,9 +6,11 @@
 #   tools/release.sh x86_64               one of them
 # What it fetches (cJSON's Debian source, an arm64 root with the -dev packages for the cross
 # build) and builds stays under build-release/; the results go to dist/. Needs root (mmdebstrap)
-# and the packages of tools/deps.sh. SC_WERROR=ON makes warnings errors (CI), SC_JOBS the jobs.
+# and Debian's mirror; installs what it lacks (tools/deps.sh --release). SC_WERROR=ON makes
+# warnings errors (CI), SC_JOBS sets the build jobs, SC_DEBIAN_MIRROR another mirror.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+tools/deps.sh --release
 source tools/debian.sh
 
 archs=("$@")

@@ -8,7 +8,11 @@
 #   SC_RELEASE_CHECK=0 tools/test.sh   without the release checks (they fetch from Debian)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/deps.sh
+if [ "${1:-}" != "--sanitize" ] && [ "${SC_RELEASE_CHECK:-1}" != 0 ]; then
+  tools/deps.sh --release
+else
+  tools/deps.sh
+fi
 jobs=$(nproc)
 
 run_suite() { # build-dir, extra cmake args...

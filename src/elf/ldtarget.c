@@ -167,17 +167,35 @@ static int verdef_minor(int fd, uint64_t size)
     return best;
 }
 
-/* The glibc of libc.so.6 at path: 2.<N>, from its banner, else its newest symbol version. */
+/* The glibc of libc.so.6 at path: 2.<N>, from its banner, else its newest symbol version. The
+ * answer is kept for the file (device, inode, size, time): an analysis of each of many files
+ * would scan the same 2 MB again. */
 static int glibc_minor_of(const sc_root *root, const char *libc)
 {
+    static struct {
+        struct stat st;
+        int minor;
+    } known[4];
+    static unsigned next;
     struct stat st;
     int fd = sc_root_open_file(root, libc, &st), minor = -1;
     if (fd < 0)
         return -1;
+    for (unsigned i = 0; i < next && i < 4; i++) {
+        const struct stat *k = &known[i].st;
+        if (k->st_dev == st.st_dev && k->st_ino == st.st_ino && k->st_size == st.st_size &&
+            k->st_mtim.tv_sec == st.st_mtim.tv_sec && k->st_mtim.tv_nsec == st.st_mtim.tv_nsec) {
+            close(fd);
+            return known[i].minor;
+        }
+    }
     minor = banner_minor(fd, (uint64_t)st.st_size);
     if (minor < 0)
         minor = verdef_minor(fd, (uint64_t)st.st_size);
     close(fd);
+    known[next % 4].st = st;
+    known[next % 4].minor = minor;
+    next++;
     return minor;
 }
 
