@@ -9,13 +9,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sc_sysroot.h"
 #include "sc_types.h"
 
 /* A PCI vendor whose accelerators belong to a backend. */
 typedef struct {
-    unsigned id;      /* 0x1002 */
-    const char *name; /* "amd": the snapshot's vendor spelling */
+    unsigned id;       /* 0x1002 */
+    const char *name;  /* "amd": the snapshot's vendor spelling */
+    const char *label; /* "AMD": for people */
 } sc_backend_vendor;
+
+/* Devices a backend's kernel driver reports where PCI may not show them (the KFD topology's GPU
+ * nodes, /dev/davinci<N>; platform GPUs later): the device census counts them beside PCI. */
+typedef struct {
+    const char *what; /* "GPU in the KFD topology": what "no X" means in a message */
+    /* How many there are under root (0: none, or the source is absent); a negative errno with err
+     * filled when the source exists but cannot be read. */
+    int (*count)(const sc_root *root, sc_error *err);
+} sc_driver_devices;
 
 /* What marks a directory as an install root of a backend: every path in `all` exists under it
  * (files or directories, relative), and at least one of `any` when `any` is given. */
@@ -24,6 +35,10 @@ typedef struct {
     const char *const *all;           /* NULL-terminated; NULL: nothing required */
     const char *const *any;           /* NULL-terminated; NULL: no alternative required */
     const char *const *version_files; /* relative paths holding its version, first found wins */
+    /* An install the stack's own roots use beside them (the user-space driver: hyhal, the Ascend
+     * driver): one on the node with any DTK or CANN is normal, so it is never one of the two
+     * roots of libs.mixed-roots. */
+    bool outside_stack;
 } sc_root_marker;
 
 typedef struct {
@@ -42,8 +57,15 @@ typedef struct {
     const char *const *visibility_vars;   /* variables that hide or reorder its devices */
     const char *const *runtime_libraries; /* the runtime's sonames, preferred first */
     const char *const *stack_libraries;   /* soname stems of its stack: "libamdhip64", "librccl" */
-    const sc_root_marker *root_markers;   /* how its install roots look; kind NULL ends */
-    const char *const *root_prefixes;     /* path prefixes used only when no marker matches */
+    /* Stems of stack_libraries the kernel driver's user-space part ships ("libcuda"): installed
+     * with the driver, beside any toolkit, so never one of libs.mixed-roots' two roots. */
+    const char *const *driver_libraries;
+    const sc_root_marker *root_markers; /* how its install roots look; kind NULL ends */
+    /* Path prefixes used only when no marker matches: "/opt/dtk" names roots /opt/dtk and
+     * /opt/dtk-24.04; a trailing '/' names a directory of roots ("/usr/local/Ascend/": each
+     * directory in it is one). The kind is the prefix's last name when it is one of the marker
+     * kinds ("dtk"), else the first marker's. */
+    const char *const *root_prefixes;
     const char *const *arch_facts; /* device facts naming its architecture, first found wins */
     const char *gpu_code;          /* how its GPU code names a target: "amdgcn", "sm", NULL */
     const char *torch_build;       /* torch.version field of a build for it: "hip", "cuda" */
@@ -51,6 +73,16 @@ typedef struct {
     const char *driver_probe;            /* "driver.amd" */
     const char *runtime_probe;           /* "runtime.hip" */
     const char *collective_library;      /* "librccl", "libnccl", "libhccl" */
+    /* Devices its driver reports beside PCI; NULL when PCI tells all. */
+    const sc_driver_devices *driver_devices;
+    /* How its device architectures are spelled ("gfx" for gfx90a, "sm_" for sm_90): the arch facts
+     * whose value starts so name GPU code targets the libraries layer checks; NULL: none. */
+    const char *arch_prefix;
+    /* The runtime probe's fact objects ({path, realpath, ...}) naming its library, the one it
+     * loaded first, then the one the loader would pick. */
+    const char *const *runtime_library_facts;
+    const char *torch_no_device; /* finding: a torch build for it that sees no device */
+    const char *torch_install;   /* what to install: "a ROCm (AMD) or DTK ... build of torch" */
 } sc_backend_desc;
 
 /* Every backend, in probe order; NULL-terminated. */
@@ -68,6 +100,14 @@ const sc_backend_desc *sc_backend_by_pci_vendor(unsigned vendor, const char **ve
 const sc_backend_desc *sc_backend_by_finding(const char *finding_id);
 /* True when class_code (24 bits) is one of desc's accelerator classes. */
 bool sc_backend_class_matches(const sc_backend_desc *desc, unsigned class_code);
+/* The backend of a PCI function: its vendor's backend when its class is one of that backend's
+ * accelerator classes, else NULL. */
+const sc_backend_desc *sc_backend_of_pci(unsigned vendor, unsigned class_code);
+/* The people's name of PCI vendor id ("NVIDIA"), or NULL when no backend owns it. */
+const char *sc_backend_vendor_label(unsigned vendor);
+/* Its PCI vendors' labels joined by sep into buf ("AMD or Hygon"); returns buf. */
+char *sc_backend_vendor_labels(const sc_backend_desc *desc, const char *sep, char *buf,
+                               size_t size);
 /* True when s is in the NULL-terminated list (NULL list: false). */
 bool sc_backend_list_has(const char *const *list, const char *s);
 

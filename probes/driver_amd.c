@@ -6,6 +6,7 @@
 
 #include "probes.h"
 #include "sc_accel.h"
+#include "sc_backend.h"
 #include "sc_drm.h"
 #include "sc_host.h"
 #include "sc_kfd.h"
@@ -13,10 +14,8 @@
 #include "sc_pci.h"
 #include "sc_util.h"
 
-static const char *const kernel_modules[] = {"amdgpu", "hydcu", "hycu", NULL};
-static const char *const log_drivers[] = {"amdgpu", "kfd", "hydcu", "hycu", NULL};
-
 typedef struct {
+    const sc_backend_desc *desc; /* its modules, kernel-log words and PCI vendors */
     const sc_ctx *ctx;
     sc_result *res;
     sc_pci_list pci;
@@ -24,31 +23,24 @@ typedef struct {
     sc_accel_census gpus; /* AMD/Hygon accelerators on PCI, bound to a KFD driver or not */
     size_t gpu_nodes;     /* KFD nodes with SIMDs */
     char others[256];     /* other vendors' accelerators, for the not-applicable reason */
-    char module[16];      /* loaded module name, "" when none */
+    char module[64];      /* loaded module name, "" when none */
     const char *container;
 } drv_state;
-
-static bool is_kfd_driver(const char *name)
-{
-    for (size_t i = 0; kernel_modules[i]; i++)
-        if (strcmp(name, kernel_modules[i]) == 0)
-            return true;
-    return false;
-}
 
 /* Counts one accelerator into the state: ours, or another vendor's for the skip reason. facts.pci
  * lists them all: the not-applicable verdict cites them. */
 static bool note_accelerator(void *arg, const sc_pci_device *d)
 {
     drv_state *st = arg;
-    if (sc_pci_vendor_backend(d->vendor) != SC_BACKEND_AMD) {
+    if (sc_pci_accelerator(d) != st->desc) {
+        const char *label = sc_backend_vendor_label(d->vendor);
         size_t len = strlen(st->others);
         if (len + 48 < sizeof st->others)
             snprintf(st->others + len, sizeof st->others - len, "%s%s %s", len ? ", " : "",
-                     d->vendor == SC_PCI_VENDOR_NVIDIA ? "NVIDIA" : "Huawei", d->address);
+                     label ? label : "?", d->address);
         return true;
     }
-    sc_accel_census_add(&st->gpus, d, is_kfd_driver(d->driver));
+    sc_accel_census_add(&st->gpus, d, sc_backend_list_has(st->desc->kernel_modules, d->driver));
     return true;
 }
 
@@ -57,16 +49,17 @@ static void scan_pci(drv_state *st)
     sc_accel_scan_pci(st->ctx->root, st->res->facts, &st->pci, note_accelerator, st);
 }
 
-/* facts.module: the first of amdgpu/hydcu/hycu present in /sys/module. */
+/* facts.module: the first of the descriptor's modules (amdgpu, hydcu, hycu) in /sys/module. */
 static void read_module(drv_state *st)
 {
     const sc_root *root = st->ctx->root;
+    const char *const *modules = st->desc->kernel_modules;
     char path[128], line[128];
-    for (size_t i = 0; kernel_modules[i]; i++) {
-        sc_fmt(path, sizeof path, "/sys/module/%s", kernel_modules[i]);
+    for (size_t i = 0; modules[i]; i++) {
+        sc_fmt(path, sizeof path, "/sys/module/%s", modules[i]);
         if (!sc_root_exists(root, path))
             continue;
-        snprintf(st->module, sizeof st->module, "%s", kernel_modules[i]);
+        snprintf(st->module, sizeof st->module, "%s", modules[i]);
         cJSON *m = cJSON_AddObjectToObject(st->res->facts, "module");
         cJSON_AddStringToObject(m, "name", st->module);
         sc_fmt(path, sizeof path, "/sys/module/%s/initstate", st->module);
@@ -84,7 +77,13 @@ static void read_module(drv_state *st)
                          path);
         return;
     }
-    sc_fact_null(st->res->facts, "module", "none of amdgpu, hydcu, hycu in /sys/module");
+    sc_buf names;
+    sc_buf_init(&names);
+    for (size_t i = 0; modules[i]; i++)
+        sc_buf_printf(&names, "%s%s", i ? ", " : "", modules[i]);
+    sc_fact_null(st->res->facts, "module", "none of %s in /sys/module",
+                 names.data ? names.data : "");
+    sc_buf_free(&names);
 }
 
 /* Adds props[key] as a number, or null with the reason. */
@@ -228,19 +227,18 @@ static void read_kfd(drv_state *st)
     cJSON_AddNumberToObject(kfd, "cpu_nodes", (double)(st->kfd.count - st->gpu_nodes));
 }
 
-/* No AMD/Hygon accelerator at all: not applicable when another vendor's is there, else an error. */
+/* No AMD/Hygon accelerator at all: not applicable, naming another vendor's accelerators when there
+ * are some. Nothing at all is driver.devices' verdict (driver.no-accelerator), not this one's. */
 static void no_device_verdict(drv_state *st)
 {
-    if (st->others[0]) {
-        sc_result_skip(st->res, true, "no AMD or Hygon accelerator (found: %s)", st->others);
-        return;
-    }
-    sc_finding(st->res, "driver.no-accelerator", SC_SEV_ERROR,
-               "check that the machine (or the container) has an accelerator: lspci -nn, the cloud "
-               "instance type; inside a container the host's /sys must be visible",
-               "no accelerator on PCI (AMD, Hygon, NVIDIA, Huawei) and no GPU in the KFD topology "
-               "(%s)",
-               st->kfd.present ? "KFD has only CPU nodes" : "no KFD topology");
+    char vendors[128];
+    sc_backend_vendor_labels(st->desc, " or ", vendors, sizeof vendors);
+    if (st->others[0])
+        sc_result_skip(st->res, true, "no %s accelerator (found: %s)", vendors, st->others);
+    else
+        sc_result_skip(st->res, true,
+                       "no %s accelerator on PCI and no GPU in the KFD topology (%s)", vendors,
+                       st->kfd.present ? "it has only CPU nodes" : "there is none");
 }
 
 /* The device is on PCI but the KFD has no GPU for it: which part of the driver is missing. */
@@ -404,7 +402,7 @@ static bool read_kernel_log(drv_state *st, cJSON *kl, sc_kmsg_result *r, char *s
                    "run as root (or with CAP_SYSLOG) to let stackcheck scan the kernel log",
                    "kernel log not readable: %s", err.message);
     } else {
-        sc_kmsg_scan(text.data, text.len, log_drivers, r);
+        sc_kmsg_scan(text.data, text.len, st->desc->kmsg_drivers, r);
     }
     sc_buf_free(&text);
     return rc == 0;
@@ -455,7 +453,7 @@ static void skip_device_facts(drv_state *st, const char *why)
 
 static void run(const sc_ctx *ctx, sc_result *res)
 {
-    drv_state st = {.ctx = ctx, .res = res};
+    drv_state st = {.desc = sc_backend_get(SC_BACKEND_AMD), .ctx = ctx, .res = res};
     st.container = sc_container_kind(ctx->root);
     scan_pci(&st);
     read_module(&st);

@@ -2,7 +2,6 @@
  * firmware's version.info (and checks the firmware against the driver's compatible_version_fw
  * range), the CANN toolkits, the driver's kernel modules, the device nodes and the kernel log,
  * all through the root, so it runs the same live and on a --sysroot image. Passive. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,30 +10,19 @@
 #include "sc_accel.h"
 #include "sc_ascend.h"
 #include "sc_ascend_install.h"
+#include "sc_census.h"
 #include "sc_host.h"
 #include "sc_pci.h"
 #include "sc_util.h"
 
 #define MAX_NPUS 64 /* /dev/davinci<N> nodes checked */
 
-/* The host-side module names of the Ascend driver package (hdk); device-side builds drop _host. */
-static const char *const module_names[] = {"drv_davinci_intf_host",
-                                           "drv_devdrv_host",
-                                           "drv_devmm_host",
-                                           "drv_hdc_host",
-                                           "drv_pcie_host",
-                                           "drv_davinci_intf",
-                                           "drv_devdrv",
-                                           "drv_devmm",
-                                           "drv_hdc",
-                                           "ascend_queue",
-                                           NULL};
-
 /* A value of version.info: one size for what is read and what is kept, so a long version is kept
  * whole (a cut one would be compared with the firmware ranges as if it were the version). */
 #define INFO_VALUE_MAX 256
 
 typedef struct {
+    const sc_backend_desc *desc; /* its modules and device nodes */
     const sc_ctx *ctx;
     sc_result *res;
     sc_pci_list pci;
@@ -46,10 +34,11 @@ typedef struct {
     const char *container;
 } asc_state;
 
-/* A Huawei NPU: class 0x12 (processing accelerator); the BMC's Hi171x VGA (0x03) is not one. */
+/* A Huawei NPU: the descriptor's class 0x12 (processing accelerator); the BMC's Hi171x VGA (0x03)
+ * is not one. */
 static bool is_npu(const sc_pci_device *d)
 {
-    return d->has_ids && d->vendor == SC_PCI_VENDOR_HUAWEI && (d->class_code >> 16) == 0x12;
+    return sc_pci_accelerator(d) == sc_backend_get(SC_BACKEND_ASCEND);
 }
 
 /* facts.pci lists Huawei's NPUs only: the others belong to their vendors' probes. */
@@ -61,17 +50,12 @@ static bool count_huawei(void *arg, const sc_pci_device *d)
     return true;
 }
 
-/* How many /dev/davinci<N> nodes exist (davinci_manager is not one). */
-static size_t count_davinci_nodes(const sc_root *root)
+/* How many /dev/davinci<N> nodes exist (davinci_manager is not one); 0 when /dev is unreadable. */
+static size_t count_davinci_nodes(const asc_state *st)
 {
-    DIR *d = sc_root_opendir(root, "/dev");
-    size_t n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        n += strncmp(e->d_name, "davinci", 7) == 0 && e->d_name[7] >= '0' && e->d_name[7] <= '9';
-    if (d)
-        closedir(d);
-    return n;
+    sc_error err = {0};
+    int n = sc_census_numbered_nodes(st->ctx->root, st->desc->device_nodes, &err);
+    return n > 0 ? (size_t)n : 0;
 }
 
 static void add_info_fact(cJSON *o, const char *text, const char *key, const char *name,
@@ -129,6 +113,7 @@ static void read_firmware_info(asc_state *st)
 /* facts.modules: the driver's modules found under /sys/module, with initstate and version. */
 static void read_modules(asc_state *st)
 {
+    const char *const *module_names = st->desc->kernel_modules;
     cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "modules");
     for (size_t i = 0; module_names[i] && arr; i++) {
         char path[96], line[128];
@@ -317,21 +302,25 @@ static void node_findings(asc_state *st, const node_tally *t, size_t npus)
         permission_finding(st, t);
 }
 
-/* /dev/davinci<N> per NPU, /dev/davinci_manager, /dev/devmm_svm, /dev/hisi_hdc. */
+/* The descriptor's device nodes: a numbered one per NPU (/dev/davinci<N>), then the shared ones
+ * (/dev/davinci_manager, /dev/devmm_svm, /dev/hisi_hdc). */
 static void check_device_nodes(asc_state *st)
 {
     cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "device_nodes");
     node_tally t = {0};
     size_t npus = st->npus.ours > st->nodes_found ? st->npus.ours : st->nodes_found;
-    for (size_t i = 0; i < npus && i < MAX_NPUS; i++) {
-        char path[32];
-        snprintf(path, sizeof path, "/dev/davinci%zu", i);
-        add_node(st, arr, &t, path, true);
+    const char *const *nodes = st->desc->device_nodes;
+    for (size_t k = 0; nodes[k]; k++) {
+        size_t star = strcspn(nodes[k], "*");
+        for (size_t i = 0; nodes[k][star] && i < npus && i < MAX_NPUS; i++) {
+            char path[64];
+            snprintf(path, sizeof path, "%.*s%zu", (int)star, nodes[k], i);
+            add_node(st, arr, &t, path, true);
+        }
     }
-    static const char *const shared[] = {"/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc",
-                                         NULL};
-    for (size_t i = 0; shared[i]; i++)
-        add_node(st, arr, &t, shared[i], false);
+    for (size_t k = 0; nodes[k]; k++)
+        if (!strchr(nodes[k], '*'))
+            add_node(st, arr, &t, nodes[k], false);
     cJSON_AddNumberToObject(st->res->facts, "mapped_npus", (double)t.npu_present);
     node_findings(st, &t, npus);
 }
@@ -369,11 +358,11 @@ out:
 
 static void run(const sc_ctx *ctx, sc_result *res)
 {
-    asc_state st = {.ctx = ctx, .res = res};
+    asc_state st = {.desc = sc_backend_get(SC_BACKEND_ASCEND), .ctx = ctx, .res = res};
     sc_accel_scan_pci(ctx->root, res->facts, &st.pci, count_huawei, &st.npus);
-    st.nodes_found = count_davinci_nodes(ctx->root);
+    st.nodes_found = count_davinci_nodes(&st);
     if (st.npus.ours == 0 && st.nodes_found == 0) {
-        /* driver.amd owns driver.no-accelerator: one verdict for "nothing here" */
+        /* driver.devices owns driver.no-accelerator: one verdict for "nothing here" */
         sc_result_skip(res, true, "no Huawei Ascend NPU on PCI and no /dev/davinci*");
         sc_pci_list_free(&st.pci);
         return;

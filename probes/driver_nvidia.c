@@ -28,12 +28,19 @@ typedef struct {
     const char *container;
 } nv_state;
 
+static bool is_nvidia(const sc_pci_device *d)
+{
+    return sc_pci_accelerator(d) == sc_backend_get(SC_BACKEND_NVIDIA);
+}
+
 /* facts.pci lists NVIDIA's accelerators only: the others belong to their vendors' probes. */
 static bool count_nvidia(void *arg, const sc_pci_device *d)
 {
-    if (d->vendor != SC_PCI_VENDOR_NVIDIA)
+    if (!is_nvidia(d))
         return false;
-    sc_accel_census_add(arg, d, strcmp(d->driver, "nvidia") == 0);
+    /* the GPU binds to the main module; nvidia_uvm, nvidia_drm... bind to none */
+    const char *main_module = sc_backend_get(SC_BACKEND_NVIDIA)->kernel_modules[0];
+    sc_accel_census_add(arg, d, strcmp(d->driver, main_module) == 0);
     return true;
 }
 
@@ -147,7 +154,7 @@ static void read_devices(nv_state *st)
     cJSON *arr = cJSON_AddArrayToObject(st->res->facts, "devices");
     for (size_t i = 0; i < st->pci.count && arr; i++) {
         const sc_pci_device *d = &st->pci.items[i];
-        if (!sc_pci_is_accelerator(d) || d->vendor != SC_PCI_VENDOR_NVIDIA)
+        if (!is_nvidia(d))
             continue;
         cJSON_AddItemToArray(arr, device_json(st, d, st->ndev));
         st->ndev++;
@@ -343,7 +350,7 @@ static void run(const sc_ctx *ctx, sc_result *res)
     nv_state st = {.ctx = ctx, .res = res};
     scan_pci(&st);
     if (st.gpus.ours == 0) {
-        /* driver.amd owns driver.no-accelerator: one verdict for "nothing here" */
+        /* driver.devices owns driver.no-accelerator: one verdict for "nothing here" */
         sc_result_skip(res, true, "no NVIDIA GPU on PCI");
         sc_pci_list_free(&st.pci);
         return;

@@ -7,9 +7,13 @@ import os
 import sys
 import time
 
-RUNTIME_LIBS = ("libamdhip64", "libgalaxyhip", "libhsa-runtime64", "libcudart", "libcuda.so",
-                "libascendcl", "libtorch_hip", "libtorch_cuda", "libc10_hip", "libc10_cuda",
-                "libtorch_npu", "libnccl", "librccl", "libMIOpen", "libcudnn", "libtorch_cpu")
+# torch's own native libraries; each backend's stack (libamdhip64, libcudart, libascendcl...) comes
+# from the backend table through the config's "libraries", and its build fields ("hip", "cuda")
+# through "builds". The defaults serve a config without them.
+TORCH_LIBS = ("libtorch_hip", "libtorch_cuda", "libc10_hip", "libc10_cuda", "libtorch_cpu")
+DEFAULT_LIBS = ("libamdhip64", "libgalaxyhip", "libhsa-runtime64", "libcudart", "libcuda.so",
+                "libascendcl", "libtorch_npu", "libnccl", "librccl", "libMIOpen", "libcudnn")
+DEFAULT_BUILDS = ("hip", "cuda")
 
 
 def mapped_files():
@@ -74,7 +78,7 @@ def round_trip(torch, dev):
 
 
 def accelerator_facts(torch, facts):
-    hip = facts["hip"]
+    hip = facts.get("hip")
     facts["is_available"] = safe(torch.cuda.is_available, False)
     facts["device_count"] = safe(torch.cuda.device_count, 0) if facts["is_available"] else 0
     facts["arch_list"] = safe(torch.cuda.get_arch_list, [])
@@ -106,11 +110,13 @@ def import_plugins(facts):
         facts["plugins"] = plugins
 
 
-def torch_facts(torch, import_ms):
+def torch_facts(torch, import_ms, builds):
     version = getattr(torch, "version", None)
-    facts = {"version": str(getattr(torch, "__version__", "")), "file": getattr(torch, "__file__", None),
-             "hip": safe(lambda: version.hip), "cuda": safe(lambda: version.cuda),
-             "git_version": safe(lambda: version.git_version), "import_ms": round(import_ms, 1)}
+    facts = {"version": str(getattr(torch, "__version__", "")), "file": getattr(torch, "__file__", None)}
+    for build in builds:
+        facts[build] = safe(lambda: getattr(version, build, None))
+    facts["git_version"] = safe(lambda: version.git_version)
+    facts["import_ms"] = round(import_ms, 1)
     import_plugins(facts)
     dev = accelerator_facts(torch, facts)
     return facts, dev
@@ -141,14 +147,16 @@ def main():
     start = time.monotonic()
     try:
         import torch
-        out["torch"], dev = torch_facts(torch, (time.monotonic() - start) * 1000.0)
+        builds = tuple(config.get("builds", DEFAULT_BUILDS))
+        out["torch"], dev = torch_facts(torch, (time.monotonic() - start) * 1000.0, builds)
         if dev:
             out["round_trip"] = round_trip(torch, dev)
     except BaseException as exc:
         out["import_error"] = error_of(exc)
         out["import_ms"] = round((time.monotonic() - start) * 1000.0, 1)
     mapped = mapped_files()
-    out["mapped_libraries"] = describe([p for p in mapped if os.path.basename(p).startswith(RUNTIME_LIBS)])
+    listed = TORCH_LIBS + tuple(config.get("libraries", DEFAULT_LIBS))
+    out["mapped_libraries"] = describe([p for p in mapped if os.path.basename(p).startswith(listed)])
     out["imports"] = []
     for name in config.get("imports", []):
         out["imports"].append(import_module(name, mapped))

@@ -3,6 +3,7 @@
 #include "probes.h"
 
 const sc_probe *const sc_probes[] = {
+    &sc_probe_driver_devices, /* the census first: it gates every probe above */
     &sc_probe_driver_amd,
     &sc_probe_driver_nvidia,
     &sc_probe_driver_ascend,

@@ -4,6 +4,7 @@
 
 #include "sc_probe.h"
 
+extern const sc_probe sc_probe_driver_devices;
 extern const sc_probe sc_probe_driver_amd;
 extern const sc_probe sc_probe_driver_nvidia;
 extern const sc_probe sc_probe_driver_ascend;

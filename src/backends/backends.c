@@ -3,27 +3,37 @@
  * values are named in docs/adding-a-backend.md. */
 #include "sc_backend.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "sc_census.h"
+#include "sc_kfd.h"
+
 #define LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* The KFD lists the GPUs amdgpu/hydcu bring up for compute, also where PCI is not visible. */
+static const sc_driver_devices kfd_gpus = {"GPU in the KFD topology", sc_kfd_gpu_count};
 
 /* ROCm and DTK roots both carry .info/version; a DTK also ships Hygon's runtime or its own env
  * script names it, which tells the two apart (see sc_roots). */
 static const sc_root_marker amd_roots[] = {
     {"dtk", LIST(".info/version"),
-     LIST("hip/lib/libgalaxyhip.so.5", "lib/libgalaxyhip.so.5", ".hyhal"), LIST(".info/version")},
+     LIST("hip/lib/libgalaxyhip.so.5", "lib/libgalaxyhip.so.5", ".hyhal"), LIST(".info/version"),
+     false},
     {"rocm", LIST(".info/version"), LIST("bin/hipcc", "lib/libamdhip64.so", "share/hip/version"),
-     LIST(".info/version", "share/hip/version")},
-    {"rocm", LIST("bin/hipcc", "share/hip/version"), NULL, LIST("share/hip/version")},
-    {"hyhal", LIST("bin/hy-smi"), NULL, NULL},
-    {NULL, NULL, NULL, NULL},
+     LIST(".info/version", "share/hip/version"), false},
+    {"rocm", LIST("bin/hipcc", "share/hip/version"), NULL, LIST("share/hip/version"), false},
+    {"hyhal", LIST("bin/hy-smi"), NULL, NULL, true},
+    {NULL, NULL, NULL, NULL, false},
 };
 
 static const sc_backend_desc amd = {
     .id = SC_BACKEND_AMD,
     .name = "amd",
     .label = "AMD GPU / Hygon DCU",
-    .vendors = (const sc_backend_vendor[]){{0x1002, "amd"}, {0x1d94, "hygon"}, {0, NULL}},
+    .vendors = (const sc_backend_vendor[]){{0x1002, "amd", "AMD"},
+                                           {0x1d94, "hygon", "Hygon"},
+                                           {0, NULL, NULL}},
     .pci_classes = (const unsigned[]){0x03, 0x12, 0x0b40, 0},
     .kernel_modules = LIST("amdgpu", "hydcu", "hycu"),
     .kmsg_drivers = LIST("amdgpu", "kfd", "hydcu", "hycu"),
@@ -41,6 +51,7 @@ static const sc_backend_desc amd = {
              "libhipblaslt", "librocblas", "libMIOpen", "librccl", "libhipsparse", "librocsparse",
              "librocrand", "libhiprand", "libhipfft", "librocfft", "librocsolver", "libhipsolver",
              "libroctracer64", "librocm_smi64", "libamd_comgr", "libhydmi", "librocprofiler64"),
+    .driver_libraries = LIST("libhydmi"),
     .root_markers = amd_roots,
     .root_prefixes = LIST("/opt/dtk", "/opt/rocm", "/opt/hyhal"),
     .arch_facts = LIST("gfx_target", "arch", "name"),
@@ -50,33 +61,47 @@ static const sc_backend_desc amd = {
     .driver_probe = "driver.amd",
     .runtime_probe = "runtime.hip",
     .collective_library = "librccl",
+    .driver_devices = &kfd_gpus,
+    .arch_prefix = "gfx",
+    .runtime_library_facts = LIST("runtime", "runtime_library"),
+    .torch_no_device = "torch.hip-build-no-device",
+    .torch_install = "install a ROCm (AMD) or DTK (Hygon DCU) build of torch, e.g. from "
+                     "https://download.pytorch.org/whl/rocm6.2, or your vendor's DTK wheel",
 };
 
 static const sc_root_marker nvidia_roots[] = {
     {"cuda", LIST("bin/nvcc"), LIST("version.json", "version.txt"),
-     LIST("version.json", "version.txt")},
-    {"cuda", LIST("version.json"), LIST("lib64/libcudart.so", "targets"), LIST("version.json")},
-    {"cuda", LIST("version.txt"), LIST("lib64/libcudart.so", "targets"), LIST("version.txt")},
-    {NULL, NULL, NULL, NULL},
+     LIST("version.json", "version.txt"), false},
+    {"cuda", LIST("version.json"), LIST("lib64/libcudart.so", "targets"), LIST("version.json"),
+     false},
+    {"cuda", LIST("version.txt"), LIST("lib64/libcudart.so", "targets"), LIST("version.txt"),
+     false},
+    /* a toolkit assembled from NVIDIA's wheels or conda packages has no version file */
+    {"cuda", LIST("bin/nvcc"), LIST("targets", "lib64/libcudart.so", "lib/libcudart.so"),
+     LIST("version.json", "version.txt"), false},
+    {NULL, NULL, NULL, NULL, false},
 };
 
 static const sc_backend_desc nvidia = {
     .id = SC_BACKEND_NVIDIA,
     .name = "nvidia",
     .label = "NVIDIA GPU",
-    .vendors = (const sc_backend_vendor[]){{0x10de, "nvidia"}, {0, NULL}},
+    .vendors = (const sc_backend_vendor[]){{0x10de, "nvidia", "NVIDIA"}, {0, NULL, NULL}},
     .pci_classes = (const unsigned[]){0x03, 0x12, 0},
     .kernel_modules = LIST("nvidia", "nvidia_uvm", "nvidia_modeset", "nvidia_drm"),
     .kmsg_drivers = LIST("NVRM", "nvidia", "nvidia-modeset", "nvidia-uvm", "nvidia-nvlink"),
     .device_nodes = LIST("/dev/nvidiactl", "/dev/nvidia*", "/dev/nvidia-uvm"),
     .env_prefixes = LIST("CUDA_", "NVIDIA_", "NCCL_", "CUDNN_", "NV_"),
     .env_names = LIST("CUDA_HOME", "CUDA_PATH"),
-    .visibility_vars = LIST("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"),
+    /* NVIDIA_VISIBLE_DEVICES is the container runtime's choice at start, not a runtime filter (a
+     * CUDA image sets it to "all"); it is kept by the NVIDIA_ prefix */
+    .visibility_vars = LIST("CUDA_VISIBLE_DEVICES"),
     .runtime_libraries = LIST("libcuda.so.1"),
     .stack_libraries =
         LIST("libcuda", "libcudart", "libcublas", "libcublasLt", "libcudnn", "libnccl", "libnvrtc",
              "libcufft", "libcurand", "libcusparse", "libcusolver", "libnvidia-ml", "libnvJitLink",
              "libnvToolsExt", "libcupti"),
+    .driver_libraries = LIST("libcuda", "libnvidia-ml"),
     .root_markers = nvidia_roots,
     .root_prefixes = LIST("/usr/local/cuda", "/opt/nvidia"),
     .arch_facts = LIST("compute_capability", "arch", "model", "name"),
@@ -86,25 +111,37 @@ static const sc_backend_desc nvidia = {
     .driver_probe = "driver.nvidia",
     .runtime_probe = "runtime.cuda",
     .collective_library = "libnccl",
+    .driver_devices = NULL,
+    .arch_prefix = "sm_",
+    .runtime_library_facts = LIST("driver_api", "driver_library"),
+    .torch_no_device = "torch.cuda-build-no-device",
+    .torch_install = "install a CUDA build of torch matching the driver, e.g. from "
+                     "https://download.pytorch.org/whl/cu124",
 };
 
 static const sc_root_marker ascend_roots[] = {
-    {"cann", LIST("ascend_toolkit_install.info"), NULL, LIST("ascend_toolkit_install.info")},
-    {"cann", LIST("version.cfg"), LIST("runtime", "compiler", "lib64"), LIST("version.cfg")},
-    {"cann", LIST("runtime/version.info"), NULL, LIST("runtime/version.info")},
-    {"ascend-driver", LIST("version.info", "lib64"), NULL, LIST("version.info")},
-    {NULL, NULL, NULL, NULL},
+    {"cann", LIST("ascend_toolkit_install.info"), NULL, LIST("ascend_toolkit_install.info"), false},
+    {"cann", LIST("version.cfg"), LIST("runtime", "compiler", "lib64"), LIST("version.cfg"), false},
+    {"cann", LIST("runtime/version.info"), NULL, LIST("runtime/version.info"), false},
+    /* the driver's directory (/usr/local/Ascend/driver) kept the kind "cann" of the 0.1 path
+     * rules; it is the driver, not a second toolkit */
+    {"cann", LIST("version.info", "lib64"), NULL, LIST("version.info"), true},
+    {NULL, NULL, NULL, NULL, false},
 };
+
+static int davinci_nodes(const sc_root *root, sc_error *err);
+/* The Ascend driver creates /dev/davinci<N> per NPU it brought up. */
+static const sc_driver_devices davinci = {"/dev/davinci<N> node", davinci_nodes};
 
 static const sc_backend_desc ascend = {
     .id = SC_BACKEND_ASCEND,
     .name = "ascend",
     .label = "Huawei Ascend NPU",
-    .vendors = (const sc_backend_vendor[]){{0x19e5, "huawei"}, {0, NULL}},
+    .vendors = (const sc_backend_vendor[]){{0x19e5, "huawei", "Huawei"}, {0, NULL, NULL}},
     .pci_classes = (const unsigned[]){0x12, 0},
-    .kernel_modules =
-        LIST("drv_davinci_intf_host", "drv_devdrv_host", "drv_devmm_host", "drv_hdc_host",
-             "drv_pcie_host", "drv_davinci_intf", "drv_devdrv", "drv_devmm", "drv_hdc"),
+    .kernel_modules = LIST("drv_davinci_intf_host", "drv_devdrv_host", "drv_devmm_host",
+                           "drv_hdc_host", "drv_pcie_host", "drv_davinci_intf", "drv_devdrv",
+                           "drv_devmm", "drv_hdc", "ascend_queue"),
     .kmsg_drivers = LIST("davinci", "ascend", "devdrv", "devmm", "hdcdrv", "hisi_hdc"),
     .device_nodes =
         LIST("/dev/davinci*", "/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc"),
@@ -115,8 +152,9 @@ static const sc_backend_desc ascend = {
     .stack_libraries =
         LIST("libascendcl", "libhccl", "libge_runner", "libruntime", "libacl_op_compiler",
              "libopapi", "libgraph", "libregister", "libascend_hal", "libtorch_npu"),
+    .driver_libraries = LIST("libascend_hal"),
     .root_markers = ascend_roots,
-    .root_prefixes = LIST("/usr/local/Ascend"),
+    .root_prefixes = LIST("/usr/local/Ascend/"),
     .arch_facts = LIST("soc_name", "arch", "model", "name"),
     .gpu_code = NULL,
     .torch_build = NULL,
@@ -124,7 +162,17 @@ static const sc_backend_desc ascend = {
     .driver_probe = "driver.ascend",
     .runtime_probe = "runtime.acl",
     .collective_library = "libhccl",
+    .driver_devices = &davinci,
+    .arch_prefix = NULL,
+    .runtime_library_facts = LIST("acl", "library"),
+    .torch_no_device = NULL,
+    .torch_install = NULL,
 };
+
+static int davinci_nodes(const sc_root *root, sc_error *err)
+{
+    return sc_census_numbered_nodes(root, ascend.device_nodes, err);
+}
 
 const sc_backend_desc *const sc_backends[] = {&amd, &nvidia, &ascend, NULL};
 
@@ -174,6 +222,31 @@ bool sc_backend_class_matches(const sc_backend_desc *desc, unsigned class_code)
         if (*c <= 0xff ? *c == base : *c == base_sub)
             return true;
     return false;
+}
+
+const sc_backend_desc *sc_backend_of_pci(unsigned vendor, unsigned class_code)
+{
+    const sc_backend_desc *desc = sc_backend_by_pci_vendor(vendor, NULL);
+    return desc && sc_backend_class_matches(desc, class_code) ? desc : NULL;
+}
+
+const char *sc_backend_vendor_label(unsigned vendor)
+{
+    for (const sc_backend_desc *const *b = sc_backends; *b; b++)
+        for (const sc_backend_vendor *v = (*b)->vendors; v->id; v++)
+            if (v->id == vendor)
+                return v->label;
+    return NULL;
+}
+
+char *sc_backend_vendor_labels(const sc_backend_desc *desc, const char *sep, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (const sc_backend_vendor *v = desc->vendors; v->id && len < size; v++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? sep : "",
+                                v->label ? v->label : v->name);
+    return buf;
 }
 
 bool sc_backend_list_has(const char *const *list, const char *s)

@@ -6,18 +6,18 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sc_backend.h"
 #include "sc_util.h"
 
 #define NAME_MAX_LEN 64
 
-static const char *const allowed_prefixes[] = {
-    "HIP_",   "HSA_",     "ROCR_", "ROCM_",   "MIOPEN_", "NCCL_", "RCCL_", "ASCEND_",
-    "TORCH_", "PYTORCH_", "CUDA_", "NVIDIA_", "GPU_",    "HCCL_", "AMD_",  "DTK_",
-    "HYDCU_", "CANN_",    "ACL_",  "TE_",     "OMP_",    "MKL_",  "NPU_",  NULL};
+/* The framework's and the loader's variables; each backend's own prefixes, names and visibility
+ * variables come from its descriptor (sc_backend.h). */
+static const char *const allowed_prefixes[] = {"TORCH_", "PYTORCH_", "TE_", "OMP_", "MKL_", NULL};
 static const char *const allowed_names[] = {
-    "LD_LIBRARY_PATH", "LD_PRELOAD",        "PATH",      "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV",
-    "CONDA_PREFIX",    "CONDA_DEFAULT_ENV", "ROCM_PATH", "HIP_PATH",   "CUDA_HOME",  "CUDA_PATH",
-    "LD_BIND_NOW",     "MALLOC_ARENA_MAX",  NULL};
+    "LD_LIBRARY_PATH",   "LD_PRELOAD",       "LD_BIND_NOW", "PATH",
+    "PYTHONPATH",        "PYTHONHOME",       "VIRTUAL_ENV", "CONDA_PREFIX",
+    "CONDA_DEFAULT_ENV", "MALLOC_ARENA_MAX", NULL};
 /* An environment name that contains one of these anywhere is secret (HF_TOKEN_X, NCCL_AUTHKEY). */
 static const char *const env_secret_words[] = {"TOKEN",      "SECRET",  "PASSWORD",   "PASSWD",
                                                "PASSPHRASE", "KEY",     "CREDENTIAL", "AUTH",
@@ -35,13 +35,21 @@ static const char *const weak_endings[] = {
  * InfiniBand partition key index (a small number such as 0x8001). */
 static const char *const not_secret[] = {"nccl_ib_pkey", NULL};
 
+static bool has_prefix(const char *name, const char *const *prefixes)
+{
+    for (; prefixes && *prefixes; prefixes++)
+        if (sc_starts_with(name, *prefixes))
+            return true;
+    return false;
+}
+
 bool sc_env_allowed(const char *name)
 {
-    for (int i = 0; allowed_names[i]; i++)
-        if (strcmp(name, allowed_names[i]) == 0)
-            return true;
-    for (int i = 0; allowed_prefixes[i]; i++)
-        if (sc_starts_with(name, allowed_prefixes[i]))
+    if (sc_backend_list_has(allowed_names, name) || has_prefix(name, allowed_prefixes))
+        return true;
+    for (const sc_backend_desc *const *b = sc_backends; *b; b++)
+        if (has_prefix(name, (*b)->env_prefixes) || sc_backend_list_has((*b)->env_names, name) ||
+            sc_backend_list_has((*b)->visibility_vars, name))
             return true;
     return false;
 }

@@ -118,6 +118,40 @@ static bool relevant(const sc_probe *p, const char *q_backend)
            strcmp(q_backend, sc_backend_name(p->backend)) == 0;
 }
 
+/* What the relevant probes below say: how many of the probe's own backend ran and how many of
+ * those found their hardware absent, whether a backend-neutral one did not pass, and the first
+ * that blocks. */
+typedef struct {
+    int own, own_absent;
+    bool neutral_failed;
+    const char *blocker; /* id of the first relevant probe that did not pass, NULL when none */
+    bool blocker_skipped;
+} gate_tally;
+
+static void tally_probe(const sc_probe *probe, const cJSON *q, const char *backend, gate_tally *t)
+{
+    sc_status st = sc_status_parse(cJSON_GetStringValue(cJSON_GetObjectItem(q, "status")));
+    bool applicable = !cJSON_IsFalse(cJSON_GetObjectItem(q, "applicable"));
+    bool offline_skip = cJSON_IsTrue(cJSON_GetObjectItem(q, "offline"));
+    bool own = probe->backend != SC_BACKEND_NONE && strcmp(backend, "none") != 0;
+    t->own += own;
+    if (st == SC_STATUS_PASS || st == SC_STATUS_WARN || offline_skip)
+        return;
+    if (st == SC_STATUS_SKIP && !applicable) {
+        t->own_absent += own;
+        return;
+    }
+    t->neutral_failed |= strcmp(backend, "none") == 0;
+    if (!t->blocker) {
+        t->blocker = cJSON_GetStringValue(cJSON_GetObjectItem(q, "id"));
+        t->blocker_skipped = st == SC_STATUS_SKIP;
+    }
+}
+
+/* A backend probe whose own probes below all found no hardware does not apply, whatever failed
+ * beside it. The one exception is --keep-going when a backend-neutral probe below did not pass
+ * (driver.devices saw no accelerator at all): then no backend is known to be absent, and the probe
+ * runs like every other probe above a failure. */
 bool sc_gate_blocks(const sc_probe *probe, const sc_ctx *ctx, char *why, size_t size,
                     bool *not_applicable)
 {
@@ -126,39 +160,29 @@ bool sc_gate_blocks(const sc_probe *probe, const sc_ctx *ctx, char *why, size_t 
         snprintf(why, size, "offline (--sysroot)");
         return true;
     }
-    int seen = 0, absent = 0, index = 0;
+    gate_tally t = {0};
+    int index = 0;
     const cJSON *layer, *q;
     cJSON_ArrayForEach (layer, ctx->layers) {
         if (index++ >= (int)probe->layer)
             break; /* only the layers below gate a probe, never its siblings */
         cJSON_ArrayForEach (q, cJSON_GetObjectItem(layer, "probes")) {
             const char *backend = cJSON_GetStringValue(cJSON_GetObjectItem(q, "backend"));
-            if (!backend || !relevant(probe, backend))
-                continue;
-            sc_status st = sc_status_parse(cJSON_GetStringValue(cJSON_GetObjectItem(q, "status")));
-            bool applicable = !cJSON_IsFalse(cJSON_GetObjectItem(q, "applicable"));
-            bool offline_skip = cJSON_IsTrue(cJSON_GetObjectItem(q, "offline"));
-            seen++;
-            if (st == SC_STATUS_PASS || st == SC_STATUS_WARN || offline_skip)
-                continue;
-            if (st == SC_STATUS_SKIP && !applicable) {
-                absent++;
-                continue;
-            }
-            if (ctx->opt->keep_going)
-                continue;
-            snprintf(why, size, "%s %s", cJSON_GetStringValue(cJSON_GetObjectItem(q, "id")),
-                     st == SC_STATUS_SKIP ? "was skipped" : "did not pass");
-            return true;
+            if (backend && relevant(probe, backend))
+                tally_probe(probe, q, backend, &t);
         }
     }
-    if (probe->backend != SC_BACKEND_NONE && seen > 0 && absent == seen) {
+    bool waived = ctx->opt->keep_going && t.neutral_failed;
+    if (t.own > 0 && t.own_absent == t.own && !waived) {
         *not_applicable = true;
         snprintf(why, size, "no %s device: the layers below do not apply",
                  sc_backend_name(probe->backend));
         return true;
     }
-    return false;
+    if (!t.blocker || ctx->opt->keep_going)
+        return false;
+    snprintf(why, size, "%s %s", t.blocker, t.blocker_skipped ? "was skipped" : "did not pass");
+    return true;
 }
 
 /* Adds a probe's outcome to its layer in the snapshot (takes the result's facts and findings). */

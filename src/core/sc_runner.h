@@ -21,7 +21,9 @@ sc_status sc_run_one(const sc_probe *probe, const sc_ctx *ctx, sc_result *res, d
                      char *output_tail, size_t tail_size);
 
 /* The reason a probe may not run: fills why and returns true when a relevant probe of a lower
- * layer did not pass (or the run is offline and the probe is active). */
+ * layer did not pass (or the run is offline and the probe is active). *not_applicable is set when
+ * the probe's backend is absent: every probe of its backend below was not applicable (unless
+ * --keep-going is given and a backend-neutral probe below did not pass). */
 bool sc_gate_blocks(const sc_probe *probe, const sc_ctx *ctx, char *why, size_t size,
                     bool *not_applicable);
 

@@ -16,12 +16,13 @@
 #include "sc_elf.h"
 #include "sc_util.h"
 
-static const char *const via_names[] = {"direct", "rpath",   "ld_library_path", "runpath",
-                                        "cache",  "default", "not_found",       "not_searched"};
+static const char *const via_names[] = {"direct",    "rpath",        "ld_library_path",
+                                        "runpath",   "cache",        "default",
+                                        "not_found", "not_searched", "ld.so.conf"};
 
 const char *sc_found_via_name(sc_found_via via)
 {
-    return (via >= SC_VIA_DIRECT && via <= SC_VIA_NOT_SEARCHED) ? via_names[via] : "?";
+    return (via >= SC_VIA_DIRECT && via <= SC_VIA_CONF) ? via_names[via] : "?";
 }
 
 /* Length of the dynamic string token at p ("$ORIGIN" or "${ORIGIN}") named name, or 0. */
@@ -75,9 +76,12 @@ bool sc_ld_expand_for(const sc_ld_target *t, const char *entry, size_t len, cons
     return true;
 }
 
-/* The open file when path inside the root is a regular ELF file of the wanted class and
- * machine; -1 otherwise. A FIFO, socket or device is opened O_PATH only, never read: ld.so would
- * stop there (block or fail), and the caller's ELF open reports it as not a regular file. */
+/* The open file when path inside the root is where ld.so's search stops: a regular file that is
+ * not ELF of another class or machine (those ld.so passes over: elf/dl-load.c open_verify); one
+ * that is not ELF at all, or too short, stops it too, and ld.so fails there ("invalid ELF header",
+ * "file too short"); -1 when it cannot be opened. A FIFO, socket or device is opened O_PATH only,
+ * never read: ld.so would stop there (block or fail), and the caller's ELF open reports it as not
+ * a regular file. */
 static int usable(const sc_ldresolver *r, const char *path)
 {
     int fd = sc_root_open_file(r->root, path, NULL);
@@ -89,9 +93,9 @@ static int usable(const sc_ldresolver *r, const char *path)
         return -1;
     uint8_t cls = 0;
     uint16_t mach = 0;
-    bool ok = sc_elf_ident(fd, &cls, &mach) == 0 &&
-              (r->elf_class == 0 || (cls == r->elf_class && mach == r->machine));
-    if (!ok) {
+    int rc = sc_elf_ident(fd, &cls, &mach);
+    bool other = rc == 0 && r->elf_class != 0 && (cls != r->elf_class || mach != r->machine);
+    if (other || (rc < 0 && rc != -ENOEXEC)) {
         close(fd);
         return -1;
     }
@@ -219,9 +223,14 @@ static int search_system(const sc_ldresolver *r, const char *name, sc_ld_hit *hi
         if (fd >= 0)
             return hit_set(hit, fd, path, SC_VIA_CACHE, "", "/etc/ld.so.cache");
     }
+    int rc;
+    if (!r->cache && r->conf_dirs &&
+        (rc = search_list(r, sc_ld_search_fixed(r->search, r->conf_dirs, "/etc/ld.so.conf"), name,
+                          SC_VIA_CONF, (list_source){"/etc/ld.so.conf", NULL}, hit)) != 0)
+        return rc;
     const char *const *dirs = r->default_dirs ? r->default_dirs : r->target->default_dirs;
-    return search_list(r, sc_ld_search_defaults(r->search, dirs), name, SC_VIA_DEFAULT,
-                       (list_source){"default directories", NULL}, hit);
+    return search_list(r, sc_ld_search_fixed(r->search, dirs, "the default directories"), name,
+                       SC_VIA_DEFAULT, (list_source){"default directories", NULL}, hit);
 }
 
 /* The loader's search for name; 1 found, 0 not found, or -EDQUOT. */

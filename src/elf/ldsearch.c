@@ -17,6 +17,7 @@
 #define LIST_AFTER_MISSES 4  /* a directory is listed once this many names missed there */
 #define LIST_MAX_NAMES 65536 /* a larger directory is not listed: its names are opened */
 #define NAMES_PER_CHECK 256  /* a listing costs one file-system check per this many names */
+#define FIXED_LISTS 4        /* fixed lists kept parsed */
 
 struct sc_ld_search {
     const sc_root *root;
@@ -28,8 +29,10 @@ struct sc_ld_search {
     unsigned lists;                    /* lists parsed, for each directory's mark */
     const char *env_text, *env_origin; /* what env was parsed from */
     sc_ld_list *env;                   /* LD_LIBRARY_PATH */
-    const char *const *defaults_from;
-    sc_ld_list *defaults; /* the default directories */
+    struct {
+        const char *const *from;
+        sc_ld_list *list;
+    } fixed[FIXED_LISTS]; /* the default directories, the ld.so.conf stand-in */
     sc_ld_budget budget;
     const sc_ld_target *target; /* the loader the lists are parsed for */
     sc_ld_target found;         /* the target found in the root, when none was given */
@@ -221,10 +224,17 @@ sc_ld_list *sc_ld_search_env(sc_ld_search *s, const char *list, const char *orig
     return s->env;
 }
 
-sc_ld_list *sc_ld_search_defaults(sc_ld_search *s, const char *const *dirs)
+sc_ld_list *sc_ld_search_fixed(sc_ld_search *s, const char *const *dirs, const char *source)
 {
-    if (s->defaults && s->defaults_from == dirs)
-        return s->defaults;
+    int slot = -1;
+    for (int i = 0; i < FIXED_LISTS; i++) {
+        if (s->fixed[i].from == dirs && s->fixed[i].list)
+            return s->fixed[i].list;
+        if (!s->fixed[i].from && slot < 0)
+            slot = i;
+    }
+    if (slot < 0)
+        slot = FIXED_LISTS - 1; /* all taken: that one is parsed again when asked */
     sc_ld_list *l = list_begin(s);
     size_t cap = 0;
     bool ok = l != NULL;
@@ -232,9 +242,10 @@ sc_ld_list *sc_ld_search_defaults(sc_ld_search *s, const char *const *dirs)
         l->entries++;
         ok = l->cut || add_entry(s, l, &cap, dirs[i], strlen(dirs[i]), NULL);
     }
-    s->defaults = list_end(s, l, ok, "the default directories");
-    s->defaults_from = dirs;
-    return s->defaults;
+    l = list_end(s, l, ok, source);
+    s->fixed[slot].from = dirs;
+    s->fixed[slot].list = l;
+    return l;
 }
 
 int sc_ld_search_prepare(sc_ld_search *s, sc_ld_object *obj)

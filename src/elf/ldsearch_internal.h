@@ -47,8 +47,9 @@ sc_ld_list *sc_ld_search_parse(sc_ld_search *s, const char *list, const char *se
                                const char *origin, const char *source);
 /* LD_LIBRARY_PATH parsed ($ORIGIN is origin), once while list and origin stay the same. */
 sc_ld_list *sc_ld_search_env(sc_ld_search *s, const char *list, const char *origin);
-/* The default directories (NULL-terminated, taken as they are), parsed once per array. */
-sc_ld_list *sc_ld_search_defaults(sc_ld_search *s, const char *const *dirs);
+/* A fixed list of directories (NULL-terminated, taken as they are: the default directories, the
+ * ld.so.conf stand-in for a missing cache), parsed once per array; source names it in a cut. */
+sc_ld_list *sc_ld_search_fixed(sc_ld_search *s, const char *const *dirs, const char *source);
 /* Whether name may be in d: 1 (open it to see), 0 (it is not), or -EDQUOT when a budget ran out.
  * Counts a search step, and the check of a directory seen for the first time. */
 int sc_ld_search_may_hold(sc_ld_search *s, sc_ld_dir *d, const char *name);

@@ -3,8 +3,9 @@
  * DT_RUNPATH; LD_LIBRARY_PATH; the requester's DT_RUNPATH; ld.so.cache and the default
  * directories unless DF_1_NODEFLIB. $ORIGIN, $LIB and $PLATFORM are expanded, and the
  * hardware-capability subdirectories of each directory searched before it, as the target's loader
- * does (sc_ldtarget.h). Every candidate is opened inside the root, and one of another ELF class or
- * machine is skipped, as ld.so does.
+ * does (sc_ldtarget.h). Every candidate is opened inside the root; one of another ELF class or
+ * machine is skipped, as ld.so does, and any other file that opens ends the search there (ld.so
+ * fails on it: "invalid ELF header").
  * The lookups of one analysis share a search state that bounds their work: each list parsed once
  * with each directory once, a directory that does not exist checked once, one that misses often
  * listed once, and budgets of directories per list, file-system checks and search steps. */
@@ -26,7 +27,8 @@ typedef enum {
     SC_VIA_CACHE,
     SC_VIA_DEFAULT,
     SC_VIA_NOT_FOUND,
-    SC_VIA_NOT_SEARCHED /* a budget of the search ran out before this lookup ended */
+    SC_VIA_NOT_SEARCHED, /* a budget of the search ran out before this lookup ended */
+    SC_VIA_CONF          /* no ld.so.cache: a directory of /etc/ld.so.conf, standing in for it */
 } sc_found_via;
 
 /* The bounds of one analysis's search. glibc has none; they keep a crafted file (50,000 RPATH
@@ -69,7 +71,10 @@ typedef struct {
     uint8_t elf_class;           /* candidates must match the main object's class and machine */
     uint16_t machine;
     const char *const *default_dirs; /* NULL-terminated; NULL: the target's loader's */
-    sc_ld_search *search;            /* shared by the lookups; NULL: a private one per lookup */
+    /* Where the root has no cache: the directories ldconfig would have put in it (from
+     * /etc/ld.so.conf, sc_ldconf.h), searched in its place; NULL-terminated, NULL for none. */
+    const char *const *conf_dirs;
+    sc_ld_search *search; /* shared by the lookups; NULL: a private one per lookup */
     /* The loader of the target: its default directories, $LIB, $PLATFORM and subdirectories.
      * NULL: the search's (sc_ld_search_set_target), else found in the root for elf_class and
      * machine (the root's own programs' when elf_class is 0). */
@@ -86,7 +91,7 @@ typedef struct {
 } sc_ld_hit;
 
 /* "direct", "rpath", "ld_library_path", "runpath", "cache", "default", "not_found",
- * "not_searched". */
+ * "not_searched", "ld.so.conf". */
 const char *sc_found_via_name(sc_found_via via);
 /* Finds name for requester req. Returns 0 with hit filled, -ENOENT (hit->via NOT_FOUND), or
  * -EDQUOT when a budget of the search ran out (hit->via NOT_SEARCHED). */

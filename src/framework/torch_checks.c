@@ -1,70 +1,101 @@
 /* The checks on an imported torch: the kind of build against the installed runtime, the devices it
  * sees, the runtime it mapped and whether a device tensor round trip gives the right values. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_backend.h"
 #include "sc_torch.h"
 #include "sc_util.h"
 
-/* The HIP runtime file the runtime layer loaded (facts.runtime), else the one its loader search
- * picked (facts.runtime_library). */
-static const char *runtime_hip_library(const sc_ctx *ctx)
+/* The runtime library desc's runtime probe found: the one it loaded, else the one its loader
+ * search picked (the descriptor's runtime_library_facts, in order); *version gets its version when
+ * the probe read one. NULL when it found none. */
+static const char *runtime_library(const sc_ctx *ctx, const sc_backend_desc *desc,
+                                   const char **version)
 {
-    const cJSON *f = sc_ctx_facts(ctx, "runtime.hip");
-    const char *loaded = sc_json_str(sc_json_member(f, "runtime"), "realpath");
-    return loaded ? loaded : sc_json_str(sc_json_member(f, "runtime_library"), "realpath");
-}
-
-/* A GPU runtime installed on the machine: what the runtime layer loaded, else a known file. */
-static bool runtime_installed(const sc_ctx *ctx, char *evidence, size_t size)
-{
-    static const char *const dirs[] = {"/opt/dtk/lib", "/opt/rocm/lib", "/usr/lib/x86_64-linux-gnu",
-                                       "/usr/lib64"};
-    static const char *const names[] = {"libgalaxyhip.so.5", "libamdhip64.so.6", "libamdhip64.so.5",
-                                        "libcuda.so.1"};
-    char path[PATH_MAX], real[PATH_MAX];
-    const char *lib = runtime_hip_library(ctx);
-    const char *version =
-        sc_json_str(sc_json_member(sc_ctx_facts(ctx, "runtime.hip"), "runtime"), "version");
-    const cJSON *cuda = sc_ctx_facts(ctx, "runtime.cuda");
-    const char *cuda_lib = sc_json_str(sc_json_member(cuda, "driver_api"), "realpath");
-    if (!cuda_lib)
-        cuda_lib = sc_json_str(sc_json_member(cuda, "driver_library"), "realpath");
-    if (lib) {
-        sc_fmt(evidence, size, "the runtime layer loaded HIP %s (%s)", version ? version : "?",
-               lib);
-        return true;
-    }
-    if (cuda_lib) {
-        sc_fmt(evidence, size, "the runtime layer found the CUDA driver %s", cuda_lib);
-        return true;
-    }
-    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++)
-        for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
-            sc_fmt(path, sizeof path, "%s/%s", dirs[d], names[n]);
-            if (sc_root_realpath(ctx->root, path, real, sizeof real) == 0) {
-                sc_fmt(evidence, size, "%s is installed (%s)", names[n], real);
-                return true;
-            }
+    const cJSON *facts = sc_ctx_facts(ctx, desc->runtime_probe);
+    for (const char *const *k = desc->runtime_library_facts; k && *k; k++) {
+        const cJSON *o = sc_json_member(facts, *k);
+        if (sc_json_str(o, "realpath")) {
+            *version = sc_json_str(o, "version");
+            return sc_json_str(o, "realpath");
         }
-    return false;
-}
-
-static const cJSON *mapped_runtime(const cJSON *libs)
-{
-    const cJSON *l;
-    cJSON_ArrayForEach (l, libs) {
-        const char *name = sc_json_str(l, "name");
-        if (name && (sc_starts_with(name, "libamdhip64") || sc_starts_with(name, "libgalaxyhip")))
-            return l;
     }
     return NULL;
 }
 
-static void check_runtime_mismatch(const sc_ctx *ctx, sc_result *res, const cJSON *torch)
+/* The first of names installed in dir, into evidence; false when none is. */
+static bool file_in(const sc_ctx *ctx, const char *dir, const char *const *names, char *evidence,
+                    size_t size)
 {
-    const char *theirs = runtime_hip_library(ctx);
-    const cJSON *mine = mapped_runtime(sc_json_member(torch, "mapped_libraries"));
+    char path[PATH_MAX], real[PATH_MAX];
+    for (; names && *names; names++)
+        if (sc_fmt(path, sizeof path, "%s/%s", dir, *names) &&
+            sc_root_realpath(ctx->root, path, real, sizeof real) == 0) {
+            sc_fmt(evidence, size, "%s is installed (%s)", *names, real);
+            return true;
+        }
+    return false;
+}
+
+/* An installed runtime file of desc in its install prefixes' lib or the system's library
+ * directories, into evidence; false when none. */
+static bool runtime_file(const sc_ctx *ctx, const sc_backend_desc *desc, char *evidence,
+                         size_t size)
+{
+    static const char *const system_dirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", NULL};
+    char dir[PATH_MAX];
+    for (const char *const *p = desc->root_prefixes; p && *p; p++)
+        if (sc_fmt(dir, sizeof dir, "%s/lib", *p) &&
+            file_in(ctx, dir, desc->runtime_libraries, evidence, size))
+            return true;
+    for (const char *const *d = system_dirs; *d; d++)
+        if (file_in(ctx, *d, desc->runtime_libraries, evidence, size))
+            return true;
+    return false;
+}
+
+/* A GPU runtime installed on the machine for a backend torch builds exist for: what the runtime
+ * layer found, else a known file; the backend, with the evidence, or NULL. */
+static const sc_backend_desc *runtime_installed(const sc_ctx *ctx, char *evidence, size_t size)
+{
+    const char *version = NULL, *lib;
+    for (const sc_backend_desc *const *b = sc_backends; *b; b++)
+        if ((*b)->torch_build && (lib = runtime_library(ctx, *b, &version)) != NULL) {
+            sc_fmt(evidence, size, "the runtime layer (%s) found %s%s%s", (*b)->runtime_probe, lib,
+                   version ? ", version " : "", version ? version : "");
+            return *b;
+        }
+    for (const sc_backend_desc *const *b = sc_backends; *b; b++)
+        if ((*b)->torch_build && runtime_file(ctx, *b, evidence, size))
+            return *b;
+    return NULL;
+}
+
+/* The library among torch's mapped ones that is desc's runtime (a soname stem of its runtime
+ * libraries followed by ".so": libamdhip64.so.6, not libamdhip64_extra), or NULL. */
+static const cJSON *mapped_runtime(const cJSON *libs, const sc_backend_desc *desc)
+{
+    const cJSON *l;
+    cJSON_ArrayForEach (l, libs) {
+        const char *name = sc_json_str(l, "name");
+        for (const char *const *r = desc->runtime_libraries; name && r && *r; r++) {
+            const char *so = strstr(*r, ".so");
+            size_t stem = so ? (size_t)(so - *r) + 3 : strlen(*r);
+            if (strncmp(name, *r, stem) == 0)
+                return l;
+        }
+    }
+    return NULL;
+}
+
+static void check_runtime_mismatch(const sc_ctx *ctx, sc_result *res, const cJSON *torch,
+                                   const sc_backend_desc *desc)
+{
+    const char *version = NULL;
+    const char *theirs = runtime_library(ctx, desc, &version);
+    const cJSON *mine = mapped_runtime(sc_json_member(torch, "mapped_libraries"), desc);
     const char *real = sc_json_str(mine, "realpath");
     char canon[PATH_MAX];
     if (!theirs || !real)
@@ -134,37 +165,71 @@ void sc_torch_check_round_trip(sc_result *res, const cJSON *rt)
     free(values);
 }
 
-#define NO_DEVICE_HINT                                                                             \
-    "see the driver and runtime layers: the device is missing, hidden (HIP_VISIBLE_DEVICES, "      \
-    "CUDA_VISIBLE_DEVICES) or not accessible to this user"
+/* The backend torch was built for: the first descriptor whose torch.version field (torch_build:
+ * "hip", "cuda") is set, with that version in *version; NULL for a CPU-only build. */
+static const sc_backend_desc *torch_backend(const cJSON *torch, const char **version)
+{
+    for (const sc_backend_desc *const *b = sc_backends; *b; b++)
+        if ((*b)->torch_build && (*version = sc_json_str(torch, (*b)->torch_build)) != NULL)
+            return *b;
+    return NULL;
+}
+
+static void report_cpu_only(const sc_ctx *ctx, sc_result *res, const char *version)
+{
+    char evidence[PATH_MAX + 128];
+    const sc_backend_desc *found = runtime_installed(ctx, evidence, sizeof evidence);
+    if (!found)
+        return;
+    sc_buf fields; /* "torch.version.hip and .cuda" */
+    sc_buf_init(&fields);
+    for (const sc_backend_desc *const *b = sc_backends; *b; b++)
+        if ((*b)->torch_build)
+            sc_buf_printf(&fields, fields.len ? " and .%s" : "torch.version.%s", (*b)->torch_build);
+    sc_finding(res, "torch.cpu-only-build", SC_SEV_ERROR, found->torch_install,
+               "torch %s is a CPU-only build (%s are None) but a GPU runtime is present: %s",
+               version, fields.data ? fields.data : "", evidence);
+    sc_buf_free(&fields);
+}
+
+/* desc's no-device finding: its devices are missing, hidden by one of its visibility variables or
+ * not accessible. The build's name is its torch.version field in capitals ("HIP", "CUDA"). */
+static void report_no_device(sc_result *res, const sc_backend_desc *desc, const char *version,
+                             const char *build_version, const char *avail)
+{
+    char build[16], hint[512];
+    size_t i = 0;
+    for (; desc->torch_build[i] && i + 1 < sizeof build; i++)
+        build[i] = (char)toupper((unsigned char)desc->torch_build[i]);
+    build[i] = '\0';
+    sc_buf vars;
+    sc_buf_init(&vars);
+    for (const char *const *v = desc->visibility_vars; v && *v; v++)
+        sc_buf_printf(&vars, "%s%s", vars.len ? ", " : "", *v);
+    sc_fmt(hint, sizeof hint,
+           "see the driver and runtime layers: the device is missing, hidden (%s) or not "
+           "accessible to this user",
+           vars.data ? vars.data : "");
+    sc_buf_free(&vars);
+    if (desc->torch_no_device)
+        sc_finding(res, desc->torch_no_device, SC_SEV_ERROR, hint,
+                   "torch %s is a %s %s build but torch.cuda.device_count() is 0 (is_available %s)",
+                   version, build, build_version, avail);
+}
 
 void sc_torch_check_build(const sc_ctx *ctx, sc_result *res, const cJSON *torch)
 {
-    const char *hip = sc_json_str(torch, "hip"), *cuda = sc_json_str(torch, "cuda");
+    const char *build_version = NULL;
+    const sc_backend_desc *desc = torch_backend(torch, &build_version);
     const char *version = sc_json_str(torch, "version") ? sc_json_str(torch, "version") : "?";
     double count = cJSON_GetNumberValue(sc_json_member(torch, "device_count"));
-    char evidence[PATH_MAX + 64];
-    if (!hip && !cuda) {
-        if (runtime_installed(ctx, evidence, sizeof evidence))
-            sc_finding(res, "torch.cpu-only-build", SC_SEV_ERROR,
-                       "install a ROCm (AMD) or DTK (Hygon DCU) build of torch, e.g. from "
-                       "https://download.pytorch.org/whl/rocm6.2, or your vendor's DTK wheel",
-                       "torch %s is a CPU-only build (torch.version.hip and .cuda are None) but "
-                       "a GPU runtime is present: %s",
-                       version, evidence);
+    if (!desc) {
+        report_cpu_only(ctx, res, version);
         return;
     }
     const char *avail = cJSON_IsTrue(sc_json_member(torch, "is_available")) ? "true" : "false";
-    if (!(count > 0) && hip)
-        sc_finding(
-            res, "torch.hip-build-no-device", SC_SEV_ERROR, NO_DEVICE_HINT,
-            "torch %s is a HIP %s build but torch.cuda.device_count() is 0 (is_available %s)",
-            version, hip, avail);
-    else if (!(count > 0))
-        sc_finding(res, "torch.cuda-build-no-device", SC_SEV_ERROR, NO_DEVICE_HINT,
-                   "torch %s is a CUDA %s build but torch.cuda.device_count() is 0 (is_available "
-                   "%s)",
-                   version, cuda, avail);
-    check_runtime_mismatch(ctx, res, torch);
+    if (!(count > 0))
+        report_no_device(res, desc, version, build_version, avail);
+    check_runtime_mismatch(ctx, res, torch, desc);
     check_devices(res, torch);
 }

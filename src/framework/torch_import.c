@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_backend.h"
 #include "sc_isolate.h"
 #include "sc_redact.h"
 #include "sc_torch.h"
@@ -87,13 +88,28 @@ static cJSON *import_child(void *arg)
     return out;
 }
 
+/* What the child needs from the backend table: the torch.version fields of GPU builds ("hip",
+ * "cuda") and the soname stems of every backend's stack, whose mapped files it lists. */
+static bool add_backend_config(cJSON *cfg)
+{
+    cJSON *builds = cJSON_AddArrayToObject(cfg, "builds");
+    cJSON *libs = cJSON_AddArrayToObject(cfg, "libraries");
+    for (const sc_backend_desc *const *b = sc_backends; builds && libs && *b; b++) {
+        if ((*b)->torch_build)
+            cJSON_AddItemToArray(builds, cJSON_CreateString((*b)->torch_build));
+        for (const char *const *l = (*b)->stack_libraries; l && *l; l++)
+            cJSON_AddItemToArray(libs, cJSON_CreateString(*l));
+    }
+    return builds && libs;
+}
+
 static char *import_config(const sc_options *opt)
 {
     cJSON *cfg = cJSON_CreateObject();
     cJSON *list = cfg ? cJSON_AddArrayToObject(cfg, "imports") : NULL;
     for (int i = 0; list && i < opt->imports.count; i++)
         cJSON_AddItemToArray(list, cJSON_CreateString(opt->imports.items[i]));
-    char *text = list ? cJSON_PrintUnformatted(cfg) : NULL;
+    char *text = list && add_backend_config(cfg) ? cJSON_PrintUnformatted(cfg) : NULL;
     cJSON_Delete(cfg);
     return text;
 }

@@ -6,18 +6,20 @@
 #include "sc_torch.h"
 
 /* Adds root and root_kind (the install each file belongs to) to every library object. */
-static void classify_libraries(cJSON *libs)
+static void classify_libraries(const sc_root *root, cJSON *libs)
 {
+    sc_roots *roots = sc_roots_new(root);
     cJSON *l;
     cJSON_ArrayForEach (l, libs) {
         const char *real = sc_json_str(l, "realpath");
         if (!real)
             continue;
         sc_install_root ir;
-        sc_install_root_of(real, &ir);
+        sc_roots_of(roots, real, &ir);
         cJSON_AddStringToObject(l, "root", ir.path);
         cJSON_AddStringToObject(l, "root_kind", sc_root_kind_name(ir.kind));
     }
+    sc_roots_free(roots);
 }
 
 static bool is_not_installed(const cJSON *err, const char *module)
@@ -30,7 +32,7 @@ static void check_imports(const sc_ctx *ctx, sc_result *res, cJSON *imports)
 {
     cJSON *m;
     cJSON_ArrayForEach (m, imports) {
-        classify_libraries(cJSON_GetObjectItemCaseSensitive(m, "native_libraries"));
+        classify_libraries(ctx->root, cJSON_GetObjectItemCaseSensitive(m, "native_libraries"));
         cJSON *err = cJSON_GetObjectItemCaseSensitive(m, "error");
         if (err)
             sc_torch_report_import_failed(
@@ -71,7 +73,7 @@ void sc_torch_check_result(const sc_ctx *ctx, sc_result *res, const sc_python_in
     }
     cJSON *torch = take(result, res, "torch"), *err = take(result, res, "import_error");
     cJSON *libs = cJSON_DetachItemFromObjectCaseSensitive(result, "mapped_libraries");
-    classify_libraries(libs);
+    classify_libraries(ctx->root, libs);
     if (torch && libs)
         cJSON_AddItemToObject(torch, "mapped_libraries", libs);
     else if (libs)

@@ -18,8 +18,8 @@ static void analysis_free(analysis *a)
     }
     free(a->nodes);
     sc_ld_search_free(a->search);
-    if (a->have_cache)
-        sc_ldcache_free(&a->cache);
+    if (a->have_loader)
+        sc_loader_close(&a->loader);
     sc_symset_free(&a->names);
     sc_symset_free(&a->files);
     sc_symset_free(&a->provided);
@@ -70,25 +70,23 @@ static int analysis_init(analysis *a, const sc_root *root, const sc_libs_config 
     return 0;
 }
 
-/* The loader's search state for the file's dependencies: the root's loader for its class and
- * machine, the search path and the root's ld.so.cache when it has one. The file's own lists were
- * parsed when it was opened, before its class was known: they are parsed again for the target. */
-static void resolver_init(analysis *a)
+/* The loader's search for the file's dependencies, set up as for the runtime probes' picks
+ * (sc_loader.h) for the loader of the root for the file's class and machine (sc_ldtarget.h): the
+ * search path and the root's ld.so.cache. The file's own lists were parsed when it was opened,
+ * before its class was known: they are parsed again for that loader. */
+static int resolver_init(analysis *a, sc_error *err)
 {
-    sc_error cerr;
-    a->have_cache = sc_ldcache_load(a->root, &a->cache, &cerr) == 0;
+    if (sc_loader_open(&a->loader, a->root, a->cfg->ld_library_path) < 0)
+        return sc_error_set(err, -ENOMEM, "out of memory");
+    a->have_loader = true;
     const sc_elf_info *info = &a->nodes[0]->file->info;
+    a->resolver =
+        sc_loader_resolver(&a->loader, &a->nodes[0]->ld, info->elf_class, info->machine, a->search);
     sc_ld_target_detect(a->root, info->elf_class, info->machine, &a->target);
+    a->resolver.target = &a->target;
     sc_ld_search_set_target(a->search, &a->target);
     sc_ld_search_prepare(a->search, &a->nodes[0]->ld);
-    a->resolver = (sc_ldresolver){.root = a->root,
-                                  .target = &a->target,
-                                  .ld_library_path = a->cfg->ld_library_path,
-                                  .cache = a->have_cache ? &a->cache : NULL,
-                                  .main = &a->nodes[0]->ld,
-                                  .elf_class = info->elf_class,
-                                  .machine = info->machine,
-                                  .search = a->search};
+    return 0;
 }
 
 int sc_libs_analyze(const sc_root *root, const char *path, const sc_libs_config *cfg, cJSON **out,
@@ -100,9 +98,8 @@ int sc_libs_analyze(const sc_root *root, const char *path, const sc_libs_config 
     if (analysis_init(&a, root, cfg ? cfg : &defaults) < 0)
         return sc_error_set(err, -ENOMEM, "out of memory");
     int rc = sc_libs_open_file(&a, path, err);
-    if (rc < 0)
+    if (rc < 0 || (rc = resolver_init(&a, err)) < 0)
         goto done;
-    resolver_init(&a);
     sc_libs_build_tree(&a);
     *out = sc_libs_file_json(&a);
     if (!*out) {

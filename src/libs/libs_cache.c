@@ -23,8 +23,21 @@ void sc_libs_cache_clear(sc_libs_cache *c)
     sc_symset_free(&c->by_key);
     sc_symset_free(&c->defs);
     unsigned gen = c->generation;
+    sc_roots *roots = c->roots; /* what directories hold does not change with the files parsed */
     memset(c, 0, sizeof *c);
     c->generation = gen;
+    c->roots = roots;
+}
+
+sc_roots *sc_libs_cache_roots(sc_libs_cache *c, const sc_root *root)
+{
+    if (c->roots && sc_roots_root(c->roots) != root) {
+        sc_roots_free(c->roots);
+        c->roots = NULL;
+    }
+    if (!c->roots)
+        c->roots = sc_roots_new(root);
+    return c->roots;
 }
 
 void sc_libs_cache_free(sc_libs_cache *cache)
@@ -32,6 +45,7 @@ void sc_libs_cache_free(sc_libs_cache *cache)
     if (!cache)
         return;
     sc_libs_cache_clear(cache);
+    sc_roots_free(cache->roots);
     free(cache);
 }
 

@@ -4,9 +4,9 @@
 #define SC_LIBS_INTERNAL_H
 
 #include "sc_elf.h"
-#include "sc_ldcache.h"
 #include "sc_ldresolve.h"
 #include "sc_libs.h"
+#include "sc_loader.h"
 #include "sc_probe.h"
 #include "sc_roots.h"
 #include "sc_util.h"
@@ -24,6 +24,7 @@ typedef struct {
     char *entry, *source; /* the search-path entry that matched and where it came from */
     char *root_path;      /* its install root */
     sc_root_kind root_kind;
+    const sc_backend_desc *stack; /* the GPU stack it belongs to (sc_roots_stack_of), or NULL */
     bool found, opened;
     struct cached_obj *obj;  /* the parsed file, owned by the cache (opened only) */
     const sc_elf_file *file; /* obj's file */
@@ -57,6 +58,7 @@ struct sc_libs_cache {
     sc_symset defs; /* defined name -> def_link chain */
     bool index_failed;
     unsigned generation;
+    sc_roots *roots; /* the install-root classifier of the analyses' root, made on first use */
 };
 
 typedef struct {
@@ -64,8 +66,8 @@ typedef struct {
     const sc_libs_config *cfg;
     node **nodes;
     int count;
-    sc_ldcache cache;
-    bool have_cache;
+    sc_loader loader; /* the root's cache (or ld.so.conf stand-in) and search path */
+    bool have_loader;
     sc_ldresolver resolver;
     sc_ld_target target;   /* the loader of the root, for the file's class and machine */
     sc_ld_search *search;  /* the resolver's: directories, lists and budgets of this analysis */
@@ -80,6 +82,9 @@ typedef struct {
 
 /* Drops every object of the cache, keeping its generation count. */
 void sc_libs_cache_clear(sc_libs_cache *c);
+/* The cache's install-root classifier for root (made, or made afresh for another root); NULL when
+ * out of memory. */
+sc_roots *sc_libs_cache_roots(sc_libs_cache *c, const sc_root *root);
 /* The parsed file at path (real path real, open as fd when >= 0), from the cache or parsed now
  * and cached. NULL with err filled when it cannot be read as ELF. */
 cached_obj *sc_libs_cache_open(analysis *a, const char *path, const char *real, int fd,

@@ -4,12 +4,28 @@
 #include <string.h>
 
 #include "libs_internal.h"
+#include "sc_backend.h"
+#include "sc_util.h"
 
-static int archs_from(const cJSON *facts, const char *key, const char **archs, int n, int max)
+/* The first of desc's arch facts of device d that names a GPU code target (starts with its
+ * arch_prefix), or NULL. */
+static const char *device_arch(const sc_backend_desc *desc, const cJSON *d)
+{
+    for (const char *const *k = desc->arch_facts; k && *k; k++) {
+        const char *a = cJSON_GetStringValue(cJSON_GetObjectItem(d, *k));
+        if (a && sc_starts_with(a, desc->arch_prefix))
+            return a;
+    }
+    return NULL;
+}
+
+/* Adds the archs of probe_id's devices to archs[n..max), without repeats; returns the new n. */
+static int archs_from(const sc_ctx *ctx, const sc_backend_desc *desc, const char *probe_id,
+                      const char **archs, int n, int max)
 {
     const cJSON *d;
-    cJSON_ArrayForEach (d, cJSON_GetObjectItem(facts, "devices")) {
-        const char *a = cJSON_GetStringValue(cJSON_GetObjectItem(d, key));
+    cJSON_ArrayForEach (d, cJSON_GetObjectItem(sc_ctx_facts(ctx, probe_id), "devices")) {
+        const char *a = device_arch(desc, d);
         bool dup = false;
         for (int i = 0; a && i < n; i++)
             dup |= strcmp(archs[i], a) == 0;
@@ -24,10 +40,17 @@ int sc_libs_run_archs(const sc_ctx *ctx, const char **archs, int max)
     int n = 0;
     for (int i = 0; i < ctx->opt->archs.count && n < max; i++)
         archs[n++] = ctx->opt->archs.items[i];
-    if (n == 0)
-        n = archs_from(sc_ctx_facts(ctx, "runtime.hip"), "arch", archs, n, max);
-    if (n == 0)
-        n = archs_from(sc_ctx_facts(ctx, "driver.amd"), "gfx_target", archs, n, max);
+    if (n > 0)
+        return n;
+    /* each backend whose GPU code is checked: its runtime's devices, else its driver's */
+    for (const sc_backend_desc *const *b = sc_backends; *b; b++) {
+        if (!(*b)->arch_prefix)
+            continue;
+        int before = n;
+        n = archs_from(ctx, *b, (*b)->runtime_probe, archs, n, max);
+        if (n == before)
+            n = archs_from(ctx, *b, (*b)->driver_probe, archs, n, max);
+    }
     return n;
 }
 

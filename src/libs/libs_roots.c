@@ -1,5 +1,7 @@
 /* The mixed-install checks of a dependency tree: libraries of one GPU stack from two install roots,
- * or two versions of one library, which load fine and then fail at the first call. */
+ * or two versions of one library, which load fine and then fail at the first call. The stack of a
+ * library and its install root come from the install-root classifier (sc_roots.h), so installs
+ * are told apart wherever they live. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,16 +9,27 @@
 
 #include "libs_internal.h"
 
-/* Which stack a root belongs to: 1 AMD (DTK and ROCm), 2 CUDA, 3 CANN, 0 none. */
-static int stack_of(sc_root_kind kind)
+#define MAX_STACKS 16
+
+/* The stack's place in the backend table: one slot per stack. */
+static int stack_slot(const sc_backend_desc *stack)
 {
-    switch (kind) {
-    case SC_ROOT_DTK:
-    case SC_ROOT_ROCM: return 1;
-    case SC_ROOT_CUDA: return 2;
-    case SC_ROOT_CANN: return 3;
-    default: return 0;
-    }
+    for (int i = 0; sc_backends[i] && i < MAX_STACKS; i++)
+        if (sc_backends[i] == stack)
+            return i;
+    return -1;
+}
+
+/* Whether two roots are one install. A Python package stands for its site-packages: the packages
+ * of one environment are installed together (pip installs ROCm's and CUDA's split wheels as
+ * several packages). */
+static bool same_install(const node *x, const node *y)
+{
+    if (x->root_kind != SC_ROOT_PYTHON || y->root_kind != SC_ROOT_PYTHON)
+        return strcmp(x->root_path, y->root_path) == 0;
+    const char *xs = strrchr(x->root_path, '/'), *ys = strrchr(y->root_path, '/');
+    return xs && ys && xs - x->root_path == ys - y->root_path &&
+           strncmp(x->root_path, y->root_path, (size_t)(xs - x->root_path)) == 0;
 }
 
 /* Says how a node was found: "LD_LIBRARY_PATH entry /opt/dtk-B/lib", "ld.so.cache"... */
@@ -46,16 +59,16 @@ static void report_mixed(analysis *a, const node *x, const node *y, const char *
 
 void sc_libs_check_roots(analysis *a)
 {
-    const node *first[4] = {NULL};
-    bool reported[4] = {false};
+    const node *first[MAX_STACKS] = {NULL};
+    bool reported[MAX_STACKS] = {false};
     for (int i = 0; i < a->count; i++) {
         const node *n = a->nodes[i];
-        int s = n->found ? stack_of(n->root_kind) : 0;
-        if (!s || reported[s])
+        int s = n->found ? stack_slot(n->stack) : -1;
+        if (s < 0 || reported[s])
             continue;
         if (!first[s])
             first[s] = n;
-        else if (strcmp(first[s]->root_path, n->root_path) != 0) {
+        else if (!same_install(first[s], n)) {
             report_mixed(a, first[s], n, "libraries of one stack from two install roots");
             reported[s] = true;
         }

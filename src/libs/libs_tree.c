@@ -24,9 +24,10 @@ static void place_node(analysis *a, node *n, const char *path, const char *real)
     n->realpath = strdup(real && *real ? real : path);
     sc_path_dirname(path, buf, sizeof buf);
     n->origin = strdup(buf);
-    sc_install_root_of(n->realpath ? n->realpath : path, &root);
+    sc_roots_of(sc_libs_cache_roots(a->parsed, a->root), n->realpath ? n->realpath : path, &root);
     n->root_path = strdup(root.path);
     n->root_kind = root.kind;
+    n->stack = sc_roots_stack_of(&root, n->name);
     if (n->realpath)
         sc_symset_add(&a->files, n->realpath);
 }

@@ -49,9 +49,11 @@ int sc_libs_worst(const cJSON *file);
  * reads outside files in bulk (a hung file system, a damaged file, a demangler on a hostile name
  * must cost one probe, not the run), and its own budgets keep it far below. */
 #define SC_LIBS_TIMEOUT_S 300
-/* The target architectures of a run: --arch, else the runtime layer's devices (runtime.hip
- * devices[].arch), else the driver layer's (driver.amd devices[].gfx_target). Fills archs
- * (pointers into the options or the snapshot) and returns how many. */
+/* The target architectures of a run: --arch, else, for each backend whose descriptor has an
+ * arch_prefix, its runtime probe's devices (runtime.hip devices[].arch, runtime.cuda's sm_XY),
+ * else its driver probe's (driver.amd devices[].gfx_target): the first of the descriptor's
+ * arch_facts that starts with the prefix. Fills archs (pointers into the options or the snapshot)
+ * and returns how many. */
 int sc_libs_run_archs(const sc_ctx *ctx, const char **archs, int max);
 /* Analyses path for a probe: appends the file object to files (an array) and adds its findings to
  * res. An unreadable or non-ELF file becomes the finding libs.unreadable. */

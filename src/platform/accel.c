@@ -358,7 +358,10 @@ void sc_accel_driver_evidence(const sc_ctx *ctx, const char *probe_id, const cha
         return;
     }
     sc_status st = sc_ctx_status(ctx, probe_id);
-    const char *why = first_error_message(sc_ctx_probe(ctx, probe_id));
+    const cJSON *probe = sc_ctx_probe(ctx, probe_id);
+    const char *why = first_error_message(probe);
+    if (!why) /* a skipped driver probe says why in its reason */
+        why = cJSON_GetStringValue(cJSON_GetObjectItem(probe, "reason"));
     sc_fmt(buf, size, "%s: %s%s%s", probe_id,
            st == SC_STATUS_UNSET ? "did not run" : sc_status_name(st), why ? ", " : "",
            why ? why : "");

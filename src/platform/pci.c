@@ -1,6 +1,7 @@
 /* PCI scan through the root: one sysfs directory per function, with vendor, device and class files
  * and a "driver" link whose last component names the bound driver. Vendor-agnostic: the
- * accelerator vocabulary is data, so every backend's driver probe reads the same list. */
+ * accelerator vocabulary is the backend descriptors' vendors and classes, so every backend's driver
+ * probe reads the same list and a new descriptor is seen without a change here. */
 #include "sc_pci.h"
 
 #include <dirent.h>
@@ -14,46 +15,34 @@
 
 #define PCI_DEVICES "/sys/bus/pci/devices"
 
-static const struct {
-    unsigned vendor;
-    const char *name;
-    sc_backend backend;
-} vendors[] = {
-    {SC_PCI_VENDOR_AMD, "amd", SC_BACKEND_AMD},
-    {SC_PCI_VENDOR_HYGON, "hygon", SC_BACKEND_AMD},
-    {SC_PCI_VENDOR_NVIDIA, "nvidia", SC_BACKEND_NVIDIA},
-    {SC_PCI_VENDOR_HUAWEI, "huawei", SC_BACKEND_ASCEND},
-};
-
 const char *sc_pci_vendor_name(unsigned vendor)
 {
-    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
-        if (vendors[i].vendor == vendor)
-            return vendors[i].name;
-    return NULL;
+    const char *name = NULL;
+    return sc_backend_by_pci_vendor(vendor, &name) ? name : NULL;
 }
 
 sc_backend sc_pci_vendor_backend(unsigned vendor)
 {
-    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
-        if (vendors[i].vendor == vendor)
-            return vendors[i].backend;
-    return SC_BACKEND_NONE;
+    const sc_backend_desc *desc = sc_backend_by_pci_vendor(vendor, NULL);
+    return desc ? desc->id : SC_BACKEND_NONE;
 }
 
 bool sc_pci_class_is_accelerator(unsigned class_code)
 {
-    unsigned base = (class_code >> 16) & 0xff, sub = (class_code >> 8) & 0xff;
-    return base == 0x03 || base == 0x12 || (base == 0x0b && sub == 0x40);
+    for (const sc_backend_desc *const *b = sc_backends; *b; b++)
+        if (sc_backend_class_matches(*b, class_code))
+            return true;
+    return false;
+}
+
+const sc_backend_desc *sc_pci_accelerator(const sc_pci_device *d)
+{
+    return d->has_ids ? sc_backend_of_pci(d->vendor, d->class_code) : NULL;
 }
 
 bool sc_pci_is_accelerator(const sc_pci_device *d)
 {
-    /* Huawei's display-class functions are BMC graphics (Hi171x); its NPUs are class 0x12 */
-    if (d->has_ids && d->vendor == SC_PCI_VENDOR_HUAWEI)
-        return (d->class_code >> 16) == 0x12;
-    return d->has_ids && sc_pci_vendor_name(d->vendor) &&
-           sc_pci_class_is_accelerator(d->class_code);
+    return sc_pci_accelerator(d) != NULL;
 }
 
 static bool parse_hex_field(const char *s, size_t len, unsigned max, unsigned *out)

@@ -1,74 +1,122 @@
-/* Install-root classification by path shape. The vendors' layouts are fixed enough that the prefix
- * tells the root: /opt/<vendor>[-version]/..., /usr/local/cuda[-X.Y]/...,
- * /usr/local/Ascend/<part>/, <prefix>/lib/pythonX.Y/site-packages/<package>/. */
+/* Install roots by path shape, the classifier's fallback: <prefix>/lib/pythonX.Y/site-packages/
+ * <package>/, the backends' root_prefixes (/opt/dtk[-version]/, /usr/local/Ascend/<part>/), the
+ * system's library directories; and which GPU stack a library belongs to. */
 #include "sc_roots.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
-static const char *const kind_names[] = {"system", "dtk",  "rocm",   "hyhal",
-                                         "cuda",   "cann", "python", "other"};
+static const char *const kind_names[] = {"system", "dtk",    "rocm",  "hyhal", "cuda",
+                                         "cann",   "python", "other", "conda"};
+#define KIND_COUNT (sizeof kind_names / sizeof kind_names[0])
 
 const char *sc_root_kind_name(sc_root_kind kind)
 {
-    return (kind >= SC_ROOT_SYSTEM && kind <= SC_ROOT_OTHER) ? kind_names[kind] : "?";
+    return ((unsigned)kind < KIND_COUNT) ? kind_names[kind] : "?";
 }
 
-/* Copies the first `components` components of an absolute path: ("/opt/dtk-24.04/lib", 2) ->
- * "/opt/dtk-24.04". */
-static void take_components(const char *path, int components, char *buf, size_t size)
+sc_root_kind sc_root_kind_by_name(const char *name)
 {
-    const char *p = path;
-    for (int i = 0; i < components && *p; i++) {
-        p++;
-        p += strcspn(p, "/");
-    }
-    snprintf(buf, size, "%.*s", (int)(p - path), path);
+    for (size_t i = 0; name && i < KIND_COUNT; i++)
+        if (strcmp(kind_names[i], name) == 0)
+            return (sc_root_kind)i;
+    return SC_ROOT_OTHER;
 }
 
-typedef struct {
-    const char *prefix; /* matched at the start of the path */
-    sc_root_kind kind;
-    int components; /* how many components after the prefix's parent make the root */
-} root_rule;
+/* True when kind is the kind of one of desc's markers that belong to its stack. */
+static bool stack_kind(const sc_backend_desc *desc, const char *kind)
+{
+    for (const sc_root_marker *m = desc->root_markers; m && m->kind; m++)
+        if (!m->outside_stack && strcmp(m->kind, kind) == 0)
+            return true;
+    return false;
+}
 
-static const root_rule rules[] = {
-    {"/opt/dtk", SC_ROOT_DTK, 2},     {"/opt/rocm", SC_ROOT_ROCM, 2},
-    {"/opt/hyhal", SC_ROOT_HYHAL, 2}, {"/usr/local/cuda", SC_ROOT_CUDA, 3},
-    {"/opt/nvidia", SC_ROOT_CUDA, 2}, {"/usr/local/Ascend", SC_ROOT_CANN, 4},
-    {"/usr/lib/", SC_ROOT_SYSTEM, 0}, {"/lib/", SC_ROOT_SYSTEM, 0},
-    {"/lib64/", SC_ROOT_SYSTEM, 0},   {"/usr/lib64/", SC_ROOT_SYSTEM, 0},
-};
+/* The kind a root prefix names: its last name when that is one of desc's marker kinds ("/opt/dtk"),
+ * else desc's first marker kind ("/opt/nvidia": cuda). */
+static const char *prefix_kind(const sc_backend_desc *desc, const char *prefix, size_t len)
+{
+    const char *name = prefix + len;
+    while (name > prefix && name[-1] != '/')
+        name--;
+    size_t n = (size_t)(prefix + len - name);
+    for (const sc_root_marker *m = desc->root_markers; m && m->kind; m++)
+        if (strlen(m->kind) == n && strncasecmp(m->kind, name, n) == 0)
+            return m->kind;
+    return desc->root_markers && desc->root_markers[0].kind ? desc->root_markers[0].kind : "other";
+}
 
-void sc_install_root_of(const char *path, sc_install_root *out)
+/* The root path matches under prefix, into out; false when it does not match. "/opt/dtk" takes
+ * /opt/dtk and /opt/dtk-24.04 (not /opt/dtkfoo); "/usr/local/Ascend/" takes its directories. */
+static bool match_prefix(const char *path, const char *prefix, sc_install_root *out, size_t *plen)
+{
+    size_t n = strlen(prefix);
+    bool container = n > 1 && prefix[n - 1] == '/';
+    *plen = container ? n - 1 : n;
+    if (strncmp(path, prefix, n) != 0)
+        return false;
+    const char *end = path + n;
+    if (!container && *end && *end != '/' && *end != '-' && *end != '.')
+        return false;
+    if (container && !strchr(end, '/'))
+        end = path + n - 1; /* a file directly in the directory of roots: the directory */
+    else
+        end += strcspn(end, "/");
+    snprintf(out->path, sizeof out->path, "%.*s", (int)(end - path), path);
+    return true;
+}
+
+/* The backends' root_prefixes; false when none matches. */
+static bool by_prefix(const char *path, sc_install_root *out)
+{
+    for (const sc_backend_desc *const *b = sc_backends; *b; b++)
+        for (const char *const *p = (*b)->root_prefixes; p && *p; p++) {
+            size_t plen;
+            if (!match_prefix(path, *p, out, &plen))
+                continue;
+            const char *kind = prefix_kind(*b, *p, plen);
+            out->kind = sc_root_kind_by_name(kind);
+            out->stack = stack_kind(*b, kind) ? *b : NULL;
+            return true;
+        }
+    return false;
+}
+
+/* <...>/site-packages/<package>: the package directory (or the module file directly in it). */
+static bool by_site_packages(const char *path, sc_install_root *out)
 {
     const char *site = strstr(path, "/site-packages/");
     if (!site)
         site = strstr(path, "/dist-packages/");
-    if (site) {
-        out->kind = SC_ROOT_PYTHON;
-        const char *pkg = strchr(site + 1, '/') + 1;
-        const char *end = strchr(pkg, '/');
-        size_t n = end ? (size_t)(end - path) : strlen(path);
-        snprintf(out->path, sizeof out->path, "%.*s", (int)n, path);
-        return;
-    }
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
-        const root_rule *r = &rules[i];
-        size_t plen = strlen(r->prefix);
-        if (strncmp(path, r->prefix, plen) != 0)
-            continue;
-        /* "/opt/dtk" must be followed by '/', '-' or end: not "/opt/dtkfoo" unless versioned */
-        char next = path[plen];
-        if (r->components && next && next != '/' && next != '-' && next != '.')
-            continue;
-        out->kind = r->kind;
-        if (r->components == 0)
+    if (!site)
+        return false;
+    const char *pkg = strchr(site + 1, '/') + 1;
+    const char *end = strchr(pkg, '/');
+    size_t n = end ? (size_t)(end - path) : strlen(path);
+    out->kind = SC_ROOT_PYTHON;
+    snprintf(out->path, sizeof out->path, "%.*s", (int)n, path);
+    return true;
+}
+
+static bool by_system_dir(const char *path, sc_install_root *out)
+{
+    static const char *const dirs[] = {"/usr/lib/", "/lib/", "/lib64/", "/usr/lib64/"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (strncmp(path, dirs[i], strlen(dirs[i])) == 0) {
+            out->kind = SC_ROOT_SYSTEM;
             snprintf(out->path, sizeof out->path, "/usr");
-        else
-            take_components(path, r->components, out->path, sizeof out->path);
+            return true;
+        }
+    return false;
+}
+
+void sc_install_root_of(const char *path, sc_install_root *out)
+{
+    out->stack = NULL;
+    if (by_site_packages(path, out) || by_prefix(path, out) || by_system_dir(path, out))
         return;
-    }
     out->kind = SC_ROOT_OTHER;
     /* a lib directory's parent is the install prefix: /x/y/lib/libz.so -> /x/y */
     const char *slash = strrchr(path, '/');
@@ -78,4 +126,29 @@ void sc_install_root_of(const char *path, sc_install_root *out)
     else if (n > 6 && strncmp(path + n - 6, "/lib64", 6) == 0)
         n -= 6;
     snprintf(out->path, sizeof out->path, "%.*s", (int)n, path);
+}
+
+/* "libhipblas" of "libhipblas.so.2" or "/x/libhipblas.so" into buf. */
+static void name_stem(const char *name, char *buf, size_t size)
+{
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    const char *so = strstr(base, ".so");
+    size_t n = so ? (size_t)(so - base) : strlen(base);
+    snprintf(buf, size, "%.*s", (int)n, base);
+}
+
+const sc_backend_desc *sc_roots_stack_of(const sc_install_root *root, const char *name)
+{
+    if (root->stack)
+        return root->stack;
+    if (!name || (root->kind != SC_ROOT_CONDA && root->kind != SC_ROOT_PYTHON &&
+                  root->kind != SC_ROOT_SYSTEM))
+        return NULL;
+    char stem[256];
+    name_stem(name, stem, sizeof stem);
+    for (const sc_backend_desc *const *b = sc_backends; *b; b++)
+        if (sc_backend_list_has((*b)->stack_libraries, stem))
+            return sc_backend_list_has((*b)->driver_libraries, stem) ? NULL : *b;
+    return NULL;
 }

@@ -100,7 +100,7 @@ int sc_accel_driver_agrees(cJSON *facts, const cJSON *devices, int count,
                            const cJSON *driver_devices, const char *none_reason, sc_buf *missing);
 /* The driver layer's evidence for a runtime's findings: "PROBE sees N NOUN (LABEL at PCI, ...)"
  * from the driver probe's devices (LABEL from label_key), or, when it has none, "PROBE: STATUS"
- * and the message of its first error finding. */
+ * and the message of its first error finding (else its reason). */
 void sc_accel_driver_evidence(const sc_ctx *ctx, const char *probe_id, const char *noun,
                               const char *label_key, char *buf, size_t size);
 /* "LABEL at PCI, ..." for devices, LABEL from label_key ("?" when absent), into out. */

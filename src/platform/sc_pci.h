@@ -1,6 +1,6 @@
 /* PCI inventory from /sys/bus/pci/devices through the root: address, vendor, device, class and
  * the bound kernel driver of every function, for any vendor, plus the accelerator vocabulary
- * (which vendors and classes count as accelerators) shared by the driver probes. */
+ * (which vendors and classes count as accelerators), derived from the backend descriptors. */
 #ifndef SC_PCI_H
 #define SC_PCI_H
 
@@ -9,13 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sc_backend.h"
 #include "sc_sysroot.h"
 #include "sc_types.h"
 
-#define SC_PCI_VENDOR_AMD 0x1002u
-#define SC_PCI_VENDOR_HYGON 0x1d94u
-#define SC_PCI_VENDOR_NVIDIA 0x10deu
-#define SC_PCI_VENDOR_HUAWEI 0x19e5u
 #define SC_PCI_MAX_DEVICES 4096
 
 typedef struct {
@@ -50,14 +47,18 @@ void sc_pci_add_hex_id(cJSON *o, const char *key, uint64_t id);
 /* The last component of the target of a sysfs link (a bound driver's name, a device's PCI
  * address), pointing into buf; NULL when path is not a readable link. */
 const char *sc_sysfs_link_name(const sc_root *root, const char *path, char *buf, size_t size);
-/* True for the classes accelerators report: display 0x03xx, co-processor 0x0b40, processing
- * accelerator 0x12xx. */
+/* True for a class some backend's accelerators report (display 0x03xx, co-processor 0x0b40,
+ * processing accelerator 0x12xx: the union of the descriptors' classes). */
 bool sc_pci_class_is_accelerator(unsigned class_code);
-/* "amd", "hygon", "nvidia", "huawei" for the accelerator vendors, NULL for others. */
+/* The snapshot's spelling of a backend's PCI vendor ("amd", "hygon", "nvidia", "huawei"), NULL for
+ * other vendors. */
 const char *sc_pci_vendor_name(unsigned vendor);
 /* The backend of vendor's accelerators (AMD and Hygon share the KFD): NONE when unknown. */
 sc_backend sc_pci_vendor_backend(unsigned vendor);
-/* True when d is an accelerator of a known vendor in an accelerator class. */
+/* The backend whose accelerator d is (its vendor's backend, in one of that backend's classes:
+ * Huawei's display-class BMC graphics is none), or NULL. */
+const sc_backend_desc *sc_pci_accelerator(const sc_pci_device *d);
+/* True when d is an accelerator of a known vendor in one of its backend's classes. */
 bool sc_pci_is_accelerator(const sc_pci_device *d);
 /* The device at address in list, or NULL. */
 const sc_pci_device *sc_pci_find(const sc_pci_list *list, const char *address);

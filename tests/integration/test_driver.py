@@ -227,7 +227,7 @@ class Fixtures(DriverCase):
         r = self.sysroot(sclib.fixture("plain-server"))
         p = self.drv(r)
         self.assertEqual(r.rc, 1)
-        self.assertEqual(r.finding_ids("driver.amd"), ["driver.no-accelerator"])
+        self.assertEqual(r.finding_ids("driver.devices"), ["driver.no-accelerator"])
         self.assertEqual(p["facts"]["pci"], [])
         self.assertIsNone(p["facts"]["device_nodes"])
         ff = r.snapshot["summary"]["first_failure"]
@@ -312,7 +312,7 @@ class LiveSystem(DriverCase):
         self.assertEqual(r.rc, 1)
         ff = r.snapshot["summary"]["first_failure"]
         self.assertEqual((ff["layer"], ff["probe"], ff["finding"]),
-                         ("driver", "driver.amd", "driver.no-accelerator"))
+                         ("driver", "driver.devices", "driver.no-accelerator"))
         self.assertEqual(r.snapshot["layers"][0]["name"], "driver")
         self.assertIn("driver.no-accelerator", r.stdout + r.stderr)
         # every probe above the driver layer is skip, with the reason
@@ -322,7 +322,7 @@ class LiveSystem(DriverCase):
                 self.assertEqual(p["status"], "skip", p["id"])
                 self.assertTrue(p["reason"], p["id"])
                 if p["applicable"]:
-                    self.assertIn("driver.amd", p["reason"], p["id"])
+                    self.assertIn("driver.devices", p["reason"], p["id"])
 
 
 @unittest.skipUnless(os.geteuid() == 0, "needs root to chown and to drop to nobody")

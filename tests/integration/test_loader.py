@@ -220,7 +220,12 @@ class TargetLoader(sclib.TempDirCase):
         root = self.make("el9", "x86_64", "lib64", 34)
         self.check(root)
         if "glibc-hwcaps/x86-64-v2" in glibc_hwcaps_here():
+            # without a cache: the ld.so.conf directories standing in for it, then the defaults
             os.unlink(os.path.join(root.path, "etc/ld.so.cache"))
+            _, got = self.resolve(root)
+            self.assertEqual(got["libhw.so.1"],
+                             ("/usr/lib64/glibc-hwcaps/x86-64-v2/libhw.so.1", "ld.so.conf"))
+            os.unlink(os.path.join(root.path, "etc/ld.so.conf"))
             _, got = self.resolve(root)
             self.assertEqual(got["libhw.so.1"],
                              ("/lib64/glibc-hwcaps/x86-64-v2/libhw.so.1", "default"))

@@ -248,10 +248,11 @@ class LiveWithoutNvidia(NvidiaCase):
         self.assertEqual((cuda["status"], cuda["applicable"]), ("skip", False))
         self.assertIn("no nvidia device", cuda["reason"])
         ff = r.snapshot["summary"]["first_failure"]
-        if r.probe("driver.amd")["status"] == "fail":
-            self.assertEqual((ff["probe"], ff["finding"]), ("driver.amd", "driver.no-accelerator"))
+        if r.probe("driver.devices")["status"] == "fail":
+            self.assertEqual((ff["probe"], ff["finding"]),
+                             ("driver.devices", "driver.no-accelerator"))
         self.assertEqual(r.finding_ids().count("driver.no-accelerator"),
-                         1 if r.probe("driver.amd")["status"] == "fail" else 0)
+                         1 if r.probe("driver.devices")["status"] == "fail" else 0)
 
 
 # Mounts the H200 fixture's driver view over the live one, then runs the real binary ("$0").

@@ -139,6 +139,11 @@ static const sc_probe p_inv_crash = {.id = "framework.inv",
                                      .run = run_segv,
                                      .inventory = inventory_note};
 static const sc_probe p_warn = {.id = "driver.warn", .layer = SC_LAYER_DRIVER, .run = run_warn};
+/* backend-neutral driver probes, as driver.devices is: one that saw nothing, one that saw some */
+static const sc_probe p_census_fail = {
+    .id = "driver.census", .layer = SC_LAYER_DRIVER, .backend = SC_BACKEND_NONE, .run = run_fail};
+static const sc_probe p_census_pass = {
+    .id = "driver.census", .layer = SC_LAYER_DRIVER, .backend = SC_BACKEND_NONE, .run = run_pass};
 
 static cJSON *probe_json(cJSON *snap, const char *id)
 {
@@ -210,6 +215,36 @@ static void test_keep_going_and_warn(void **state)
     const sc_probe *warn_only[] = {&p_warn, &p_fw_any, NULL};
     assert_int_equal(run_table(warn_only, false, false, &snap), 0);
     assert_string_equal(field(cJSON_GetObjectItem(snap, "summary"), "status"), "warn");
+    assert_string_equal(field(probe_json(snap, "framework.any"), "status"), "pass");
+    cJSON_Delete(snap);
+}
+
+/* A backend whose own probes below are all absent does not apply, even when a backend-neutral probe
+ * below failed; with --keep-going after such a failure nothing is known absent and it runs. */
+static void test_gating_absent_backend_beside_neutral(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_census_fail, &p_driver_absent, &p_rt_ascend, &p_fw_any, NULL};
+    cJSON *snap;
+    assert_int_equal(run_table(table, false, false, &snap), 1);
+    cJSON *asc = probe_json(snap, "runtime.ascend");
+    assert_string_equal(field(asc, "status"), "skip");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(asc, "applicable")));
+    assert_string_equal(field(asc, "reason"), "no ascend device: the layers below do not apply");
+    cJSON *fw = probe_json(snap, "framework.any");
+    assert_string_equal(field(fw, "reason"), "driver.census did not pass");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(fw, "applicable")));
+    cJSON_Delete(snap);
+    assert_int_equal(run_table(table, true, false, &snap), 1);
+    assert_string_equal(field(probe_json(snap, "runtime.ascend"), "status"), "pass");
+    assert_string_equal(field(probe_json(snap, "framework.any"), "status"), "pass");
+    cJSON_Delete(snap);
+    /* the neutral probe passed: the absent backend stays not applicable with --keep-going too */
+    const sc_probe *some[] = {&p_census_pass, &p_driver_absent, &p_rt_ascend, &p_fw_any, NULL};
+    assert_int_equal(run_table(some, true, false, &snap), 0);
+    asc = probe_json(snap, "runtime.ascend");
+    assert_string_equal(field(asc, "status"), "skip");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(asc, "applicable")));
     assert_string_equal(field(probe_json(snap, "framework.any"), "status"), "pass");
     cJSON_Delete(snap);
 }
@@ -369,6 +404,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gating_by_backend),
         cmocka_unit_test(test_keep_going_and_warn),
+        cmocka_unit_test(test_gating_absent_backend_beside_neutral),
         cmocka_unit_test(test_offline_skips_active),
         cmocka_unit_test(test_crash_and_timeout),
         cmocka_unit_test(test_flooding_output_is_bounded),

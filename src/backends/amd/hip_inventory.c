@@ -6,25 +6,16 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sc_accel.h"
-#include "sc_ldcache.h"
+#include "sc_backend.h"
+#include "sc_loader.h"
 #include "sc_util.h"
 
-#if defined(__aarch64__)
-#define SC_MULTIARCH "aarch64-linux-gnu"
-#define SC_CACHE_ARCH SC_LDCACHE_AARCH64
-#else
-#define SC_MULTIARCH "x86_64-linux-gnu"
-#define SC_CACHE_ARCH SC_LDCACHE_X8664
-#endif
-
 #define MAX_OPT_NAMES 64
-#define MAX_CONF_DIRS 64
 
 int sc_hip_parse_version_file(const char *text, char *buf, size_t size)
 {
@@ -99,14 +90,6 @@ static void read_install_versions(const sc_root *root, sc_hip_install *in)
     }
 }
 
-/* The install root of a directory: the classifier takes paths of files, so it gets "dir/". */
-static void root_of_dir(const char *dir, sc_install_root *out)
-{
-    char path[PATH_MAX + 2];
-    sc_fmt(path, sizeof path, "%s/", dir);
-    sc_install_root_of(path, out);
-}
-
 /* HIP_PATH names <root>/hip in ROCm 4/5 and DTK layouts: the install is its parent. */
 static void strip_hip_dir(char *real)
 {
@@ -115,7 +98,7 @@ static void strip_hip_dir(char *real)
         real[n - 4] = '\0';
 }
 
-static sc_hip_install *find_or_add(sc_hip_inventory *inv, const char *real)
+static sc_hip_install *find_or_add(sc_hip_inventory *inv, sc_roots *roots, const char *real)
 {
     for (int i = 0; i < inv->install_count; i++)
         if (strcmp(inv->installs[i].root, real) == 0)
@@ -126,15 +109,16 @@ static sc_hip_install *find_or_add(sc_hip_inventory *inv, const char *real)
     memset(in, 0, sizeof *in);
     snprintf(in->root, sizeof in->root, "%s", real);
     sc_install_root ir;
-    root_of_dir(real, &ir);
+    sc_roots_of_dir(roots, real, &ir);
     in->kind = ir.kind;
     return in;
 }
 
 /* Adds the install that path reaches (a directory), recording how it was reached. */
-static void add_install(const sc_root *root, sc_hip_inventory *inv, const char *path,
-                        const char *via, bool is_hip_path)
+static void add_install(sc_roots *roots, sc_hip_inventory *inv, const char *path, const char *via,
+                        bool is_hip_path)
 {
+    const sc_root *root = sc_roots_root(roots);
     char real[PATH_MAX];
     struct stat st;
     if (sc_root_realpath(root, path, real, sizeof real) < 0 ||
@@ -145,7 +129,7 @@ static void add_install(const sc_root *root, sc_hip_inventory *inv, const char *
     bool fresh = true;
     for (int i = 0; i < inv->install_count; i++)
         fresh = fresh && strcmp(inv->installs[i].root, real) != 0;
-    sc_hip_install *in = find_or_add(inv, real);
+    sc_hip_install *in = find_or_add(inv, roots, real);
     if (!in)
         return;
     if (fresh)
@@ -201,23 +185,27 @@ static int opt_install_names(const sc_root *root, char **names, int max)
 void sc_hip_inventory_installs(const sc_root *root, const sc_hip_env *env, sc_hip_inventory *inv)
 {
     char *names[MAX_OPT_NAMES];
+    sc_roots *roots = sc_roots_new(root);
+    if (!roots)
+        return;
     int n = opt_install_names(root, names, MAX_OPT_NAMES);
     for (int i = 0; i < n; i++) {
         char path[PATH_MAX];
         sc_fmt(path, sizeof path, "/opt/%s", names[i]);
         note_link(root, inv, path);
-        add_install(root, inv, path, path, false);
+        add_install(roots, inv, path, path, false);
         free(names[i]);
     }
     char via[512];
     if (env && env->rocm_path && env->rocm_path[0] == '/') {
         sc_fmt(via, sizeof via, "ROCM_PATH=%s", env->rocm_path);
-        add_install(root, inv, env->rocm_path, via, false);
+        add_install(roots, inv, env->rocm_path, via, false);
     }
     if (env && env->hip_path && env->hip_path[0] == '/') {
         sc_fmt(via, sizeof via, "HIP_PATH=%s", env->hip_path);
-        add_install(root, inv, env->hip_path, via, true);
+        add_install(roots, inv, env->hip_path, via, true);
     }
+    sc_roots_free(roots);
     qsort(inv->installs, (size_t)inv->install_count, sizeof inv->installs[0], cmp_installs);
 }
 
@@ -239,171 +227,69 @@ bool sc_hip_inventory_has_dtk(const sc_hip_inventory *inv)
     return false;
 }
 
+/* The descriptor's runtime names, Hygon's own (libgalaxyhip) first when prefer_dtk, each group in
+ * the descriptor's order; into names (max entries with the NULL). */
+static void runtime_names(bool prefer_dtk, const char **names, size_t max)
+{
+    const char *const *all = sc_backend_get(SC_BACKEND_AMD)->runtime_libraries;
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; all[i] && n + 1 < max; i++)
+            if (sc_starts_with(all[i], "libgalaxyhip") == (prefer_dtk == (pass == 0)))
+                names[n++] = all[i];
+    names[n] = NULL;
+}
+
 const char *const *sc_hip_runtime_names(bool prefer_dtk)
 {
-    static const char *const upstream_first[] = {
-        "libamdhip64.so",   "libamdhip64.so.7",  "libamdhip64.so.6", "libamdhip64.so.5",
-        "libamdhip64.so.4", "libgalaxyhip.so.5", "libgalaxyhip.so",  NULL};
-    static const char *const dtk_first[] = {
-        "libgalaxyhip.so.5", "libgalaxyhip.so",  "libamdhip64.so",   "libamdhip64.so.7",
-        "libamdhip64.so.6",  "libamdhip64.so.5", "libamdhip64.so.4", NULL};
+    static const char *upstream_first[16], *dtk_first[16];
+    if (!upstream_first[0]) {
+        runtime_names(false, upstream_first, 16);
+        runtime_names(true, dtk_first, 16);
+    }
     return prefer_dtk ? dtk_first : upstream_first;
-}
-
-/* True (pick filled) when path is a file inside the root. */
-static bool take_file(const sc_root *root, const char *path, const char *name, const char *via,
-                      sc_hip_pick *pick)
-{
-    struct stat st;
-    if (path[0] != '/' || sc_root_stat(root, path, &st, true) < 0 || !S_ISREG(st.st_mode))
-        return false;
-    memset(pick, 0, sizeof *pick);
-    pick->found = true;
-    snprintf(pick->name, sizeof pick->name, "%s", name);
-    snprintf(pick->path, sizeof pick->path, "%s", path);
-    if (sc_root_realpath(root, path, pick->realpath, sizeof pick->realpath) < 0)
-        snprintf(pick->realpath, sizeof pick->realpath, "%s", path);
-    snprintf(pick->found_via, sizeof pick->found_via, "%s", via);
-    sc_install_root_of(pick->realpath, &pick->root);
-    return true;
-}
-
-/* True (pick filled) when dir/name is a file inside the root. */
-static bool try_dir(const sc_root *root, const char *dir, const char *name, const char *via,
-                    sc_hip_pick *pick)
-{
-    char path[PATH_MAX];
-    return sc_fmt(path, sizeof path, "%s/%s", dir, name) && take_file(root, path, name, via, pick);
-}
-
-/* Tries each ':'-separated directory of list in order. */
-static bool try_list(const sc_root *root, const char *list, const char *name, const char *via,
-                     sc_hip_pick *pick)
-{
-    for (const char *p = list; p && *p;) {
-        size_t n = strcspn(p, ":\n");
-        char dir[PATH_MAX];
-        if (n > 0 && n < sizeof dir) {
-            memcpy(dir, p, n);
-            dir[n] = '\0';
-            if (try_dir(root, dir, name, via, pick))
-                return true;
-        }
-        p += n;
-        p += (*p != '\0');
-    }
-    return false;
-}
-
-static void conf_file_dirs(const sc_root *root, const char *path, sc_buf *dirs, int depth);
-
-/* Expands "include PATTERN" of ld.so.conf: every matching file in the pattern's directory. */
-static void conf_include(const sc_root *root, const char *pattern, sc_buf *dirs, int depth)
-{
-    char dir[PATH_MAX];
-    const char *slash = strrchr(pattern, '/');
-    if (!slash || pattern[0] != '/')
-        return;
-    snprintf(dir, sizeof dir, "%.*s", (int)(slash - pattern), pattern);
-    char *names[MAX_CONF_DIRS];
-    int n = 0;
-    DIR *d = sc_root_opendir(root, dir[0] ? dir : "/");
-    struct dirent *e;
-    while (d && (e = readdir(d)) && n < MAX_CONF_DIRS)
-        if (fnmatch(slash + 1, e->d_name, 0) == 0 && (names[n] = strdup(e->d_name)))
-            n++;
-    if (d)
-        closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], cmp_names);
-    for (int i = 0; i < n; i++) {
-        char file[PATH_MAX];
-        if (sc_fmt(file, sizeof file, "%s/%s", dir, names[i]))
-            conf_file_dirs(root, file, dirs, depth + 1);
-        free(names[i]);
-    }
-}
-
-/* Appends the directories an ld.so.conf-style file lists, newline-separated, to dirs. */
-static void conf_file_dirs(const sc_root *root, const char *path, sc_buf *dirs, int depth)
-{
-    char *text = NULL;
-    if (depth > 4 || sc_root_read(root, path, &text, 65536) < 0)
-        return;
-    char *save = NULL;
-    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        line[strcspn(line, "#")] = '\0';
-        while (isspace((unsigned char)*line))
-            line++;
-        sc_rstrip(line);
-        if (sc_starts_with(line, "include") && isspace((unsigned char)line[7])) {
-            char *pattern = line + 8;
-            while (isspace((unsigned char)*pattern))
-                pattern++;
-            conf_include(root, pattern, dirs, depth);
-        } else if (line[0] == '/') {
-            sc_buf_printf(dirs, "%s\n", line);
-        }
-    }
-    free(text);
-}
-
-/* Without a cache file (an image before ldconfig ran, a fixture), the directories ldconfig would
- * index stand in for it. */
-static bool conf_find(const sc_root *root, const char *name, sc_hip_pick *pick)
-{
-    sc_buf dirs;
-    sc_buf_init(&dirs);
-    conf_file_dirs(root, "/etc/ld.so.conf", &dirs, 0);
-    bool found = dirs.data && try_list(root, dirs.data, name, "ld.so.conf", pick);
-    sc_buf_free(&dirs);
-    return found;
-}
-
-/* The ld.so.cache lookup, as the loader does it; the ld.so.conf directories when there is no
- * readable cache. */
-static bool cache_find(const sc_root *root, const char *name, sc_hip_pick *pick)
-{
-    sc_ldcache cache;
-    sc_error err;
-    if (sc_ldcache_load(root, &cache, &err) < 0)
-        return conf_find(root, name, pick);
-    const char *path = sc_ldcache_lookup(&cache, name, SC_LDCACHE_ELF_LIBC6 | SC_CACHE_ARCH);
-    bool found = path && take_file(root, path, name, "cache", pick);
-    sc_ldcache_free(&cache);
-    return found;
 }
 
 bool sc_hip_loader_find(const sc_root *root, const char *ld_library_path, const char *name,
                         sc_hip_pick *pick)
 {
-    static const char default_dirs[] =
-        "/lib/" SC_MULTIARCH ":/usr/lib/" SC_MULTIARCH ":/lib64:/usr/lib64:/lib:/usr/lib";
-    return try_list(root, ld_library_path, name, "ld_library_path", pick) ||
-           cache_find(root, name, pick) || try_list(root, default_dirs, name, "default", pick);
+    const char *const names[] = {name, NULL};
+    sc_loader l;
+    pick->found = false;
+    if (sc_loader_open(&l, root, ld_library_path) < 0)
+        return false;
+    bool found = sc_loader_find_first(&l, names, pick);
+    sc_loader_close(&l);
+    return found;
 }
 
 void sc_hip_inventory_pick(const sc_root *root, const char *ld_library_path, sc_hip_inventory *inv)
 {
-    const char *const *names = sc_hip_runtime_names(sc_hip_inventory_has_dtk(inv));
-    for (int i = 0; names[i] && !inv->pick.found; i++)
-        sc_hip_loader_find(root, ld_library_path, names[i], &inv->pick);
+    sc_loader l;
+    inv->pick.found = false;
+    if (sc_loader_open(&l, root, ld_library_path) == 0) {
+        sc_loader_find_first(&l, sc_hip_runtime_names(sc_hip_inventory_has_dtk(inv)), &inv->pick);
+        sc_loader_close(&l);
+    }
 }
 
-/* The ROCm or DTK root a library directory belongs to (symlinks resolved); false for others. */
-static bool hip_root_of_lib_dir(const sc_root *root, const char *dir, sc_install_root *ir)
+/* The HIP install a library directory belongs to (symlinks resolved, by what the install holds);
+ * false for a directory of no AMD stack install. */
+static bool hip_root_of_lib_dir(sc_roots *roots, const char *dir, sc_install_root *ir)
 {
-    char real[PATH_MAX];
-    if (sc_root_realpath(root, dir, real, sizeof real) < 0)
-        snprintf(real, sizeof real, "%s", dir);
-    root_of_dir(real, ir);
-    return ir->kind == SC_ROOT_ROCM || ir->kind == SC_ROOT_DTK;
+    sc_roots_of_dir(roots, dir, ir);
+    return ir->stack == sc_backend_get(SC_BACKEND_AMD);
 }
 
 int sc_hip_path_roots(const sc_root *root, const char *ld_library_path, char *buf, size_t size)
 {
     char seen[8][PATH_MAX];
     int count = 0;
+    sc_roots *roots = sc_roots_new(root);
     sc_buf out;
+    buf[0] = '\0';
+    if (!roots)
+        return 0;
     sc_buf_init(&out);
     for (const char *p = ld_library_path; p && *p && count < 8;) {
         size_t n = strcspn(p, ":");
@@ -411,7 +297,7 @@ int sc_hip_path_roots(const sc_root *root, const char *ld_library_path, char *bu
         snprintf(dir, sizeof dir, "%.*s", (int)(n < sizeof dir ? n : sizeof dir - 1), p);
         p += n + (p[n] == ':');
         sc_install_root ir;
-        if (dir[0] != '/' || !hip_root_of_lib_dir(root, dir, &ir))
+        if (dir[0] != '/' || !hip_root_of_lib_dir(roots, dir, &ir))
             continue;
         bool dup = false;
         for (int i = 0; i < count; i++)
@@ -423,14 +309,14 @@ int sc_hip_path_roots(const sc_root *root, const char *ld_library_path, char *bu
     }
     snprintf(buf, size, "%s", out.data ? out.data : "");
     sc_buf_free(&out);
+    sc_roots_free(roots);
     return count;
 }
 
 int sc_hip_visibility_vars(char *(*env)(const char *), char *buf, size_t size)
 {
-    static const char *const names[] = {"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-                                        "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", NULL};
-    return sc_accel_visibility_vars(env, names, false, buf, size);
+    return sc_accel_visibility_vars(env, sc_backend_get(SC_BACKEND_AMD)->visibility_vars, false,
+                                    buf, size);
 }
 
 /* Reads one process's vram_<gpu_id>; false when absent or zero. */

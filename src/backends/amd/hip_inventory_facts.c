@@ -114,7 +114,7 @@ void sc_hip_report_not_found(sc_hip_run *r, bool loaded_by_name)
     sc_finding(r->res, "hip.runtime-not-found", SC_SEV_WARN,
                "install ROCm or DTK, or add its lib directory to LD_LIBRARY_PATH (source the "
                "install's env.sh)",
-               "no %s or %s in LD_LIBRARY_PATH, the ld.so.conf directories or the default "
-               "directories (%d installs seen)",
+               "no %s or %s in LD_LIBRARY_PATH, the ld.so.cache (the ld.so.conf directories "
+               "in a root without one) or the default directories (%d installs seen)",
                "libamdhip64.so*", "libgalaxyhip.so*", r->inv->install_count);
 }

@@ -15,7 +15,7 @@ static void loaded_facts(sc_hip_run *r)
     cJSON_AddStringToObject(r->runtime, "path", r->lib.path);
     cJSON_AddStringToObject(r->runtime, "realpath", r->lib.realpath);
     sc_install_root ir;
-    sc_install_root_of(r->lib.realpath, &ir);
+    sc_install_root_in(r->ctx->root, r->lib.realpath, &ir);
     cJSON_AddStringToObject(r->runtime, "root", ir.path);
     cJSON_AddStringToObject(r->runtime, "root_kind", sc_root_kind_name(ir.kind));
     if (r->inv->pick.found)

@@ -260,3 +260,16 @@ void sc_kfd_free(sc_kfd_topology *topo)
     topo->nodes = NULL;
     topo->count = 0;
 }
+
+int sc_kfd_gpu_count(const sc_root *root, sc_error *err)
+{
+    sc_kfd_topology topo;
+    int rc = sc_kfd_read(root, &topo, err);
+    if (rc < 0)
+        return rc;
+    int gpus = 0;
+    for (size_t i = 0; i < topo.count; i++)
+        gpus += sc_kfd_node_is_gpu(&topo.nodes[i]);
+    sc_kfd_free(&topo);
+    return gpus;
+}

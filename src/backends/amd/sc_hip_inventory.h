@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sc_loader.h"
 #include "sc_roots.h"
 #include "sc_sysroot.h"
 
@@ -30,15 +31,8 @@ typedef struct {
     char target[PATH_MAX]; /* real path it resolves to, "" when dangling */
 } sc_hip_link;
 
-/* What the loader would pick for a HIP runtime name. */
-typedef struct {
-    bool found;
-    char name[64];           /* "libamdhip64.so.5" */
-    char path[PATH_MAX];     /* the directory entry the loader opens */
-    char realpath[PATH_MAX]; /* the file behind it */
-    char found_via[32];      /* "ld_library_path", "ld.so.conf", "default" */
-    sc_install_root root;
-} sc_hip_pick;
+/* What the loader would pick for a HIP runtime name (sc_loader.h). */
+typedef sc_loader_pick sc_hip_pick;
 
 /* The environment the inventory looks at (NULL when unset). */
 typedef struct {
@@ -71,19 +65,20 @@ const sc_hip_install *sc_hip_inventory_install_of(const sc_hip_inventory *inv, c
 /* True when one of the installs is a DTK (its runtime names are then tried first). */
 bool sc_hip_inventory_has_dtk(const sc_hip_inventory *inv);
 
-/* The HIP runtime names, in the order the probe tries them: DTK's libgalaxyhip first when
- * prefer_dtk, else upstream's libamdhip64 first. NULL-terminated. */
+/* The HIP runtime names (the descriptor's runtime_libraries), in the order the probe tries them:
+ * DTK's libgalaxyhip first when prefer_dtk, else upstream's libamdhip64 first. NULL-terminated. */
 const char *const *sc_hip_runtime_names(bool prefer_dtk);
-/* Finds name like the loader: LD_LIBRARY_PATH, then the ld.so.conf directories (standing in for
- * the ld.so.cache), then the default directories; fills pick. Returns true when found. */
+/* Finds name like the loader (sc_loader_find: LD_LIBRARY_PATH, the ld.so.cache or, in a root
+ * without one, the ld.so.conf directories, then the default directories); fills pick. Returns
+ * true when found. */
 bool sc_hip_loader_find(const sc_root *root, const char *ld_library_path, const char *name,
                         sc_hip_pick *pick);
 /* Fills inv->pick with the first runtime name (in sc_hip_runtime_names order) the loader would
  * find; inv->pick.found says whether one was. */
 void sc_hip_inventory_pick(const sc_root *root, const char *ld_library_path, sc_hip_inventory *inv);
 
-/* The distinct ROCm/DTK roots that LD_LIBRARY_PATH's directories belong to, joined as
- * "root (dir), root (dir)" in buf; returns how many distinct roots. */
+/* The distinct ROCm/DTK roots (by their markers, wherever they live) that LD_LIBRARY_PATH's
+ * directories belong to, joined as "root (dir), root (dir)" in buf; returns how many. */
 int sc_hip_path_roots(const sc_root *root, const char *ld_library_path, char *buf, size_t size);
 
 /* The device-visibility variables set in the environment, as "NAME=value, ..." in buf; returns how

@@ -65,5 +65,8 @@ bool sc_kfd_node_is_gpu(const sc_kfd_node *node);
 int sc_kfd_read(const sc_root *root, sc_kfd_topology *topo, sc_error *err);
 /* Frees what sc_kfd_read allocated. */
 void sc_kfd_free(sc_kfd_topology *topo);
+/* How many GPU nodes the topology under root has (0 when it is absent); a negative errno with err
+ * filled when it cannot be read. The device census's view of the AMD/Hygon driver. */
+int sc_kfd_gpu_count(const sc_root *root, sc_error *err);
 
 #endif

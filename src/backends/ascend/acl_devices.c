@@ -7,9 +7,7 @@
 
 #include "sc_accel.h"
 #include "sc_acl_run.h"
-
-static const char *const visibility_names[] = {"ASCEND_RT_VISIBLE_DEVICES",
-                                               "ASCEND_VISIBLE_DEVICES", NULL};
+#include "sc_backend.h"
 
 bool sc_acl_load(sc_acl_run *r)
 {
@@ -66,7 +64,8 @@ static void report_no_device(sc_acl_run *r, const char *why)
 {
     char evidence[1024], var[300];
     sc_accel_driver_evidence(r->ctx, "driver.ascend", "NPU(s)", "model", evidence, sizeof evidence);
-    if (sc_accel_visibility_vars(getenv, visibility_names, true, var, sizeof var) > 0)
+    if (sc_accel_visibility_vars(getenv, sc_backend_get(SC_BACKEND_ASCEND)->visibility_vars, true,
+                                 var, sizeof var) > 0)
         sc_finding(r->res, "acl.devices-hidden", SC_SEV_ERROR,
                    "unset ASCEND_RT_VISIBLE_DEVICES / ASCEND_VISIBLE_DEVICES or give them device "
                    "ids that exist (npu-smi info lists them)",

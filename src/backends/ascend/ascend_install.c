@@ -1,17 +1,14 @@
 /* The Ascend install inventory: install directory, CANN toolkits and their versions in the old
  * (ascend-toolkit/latest) and CANN 8.5+ (cann[-X.Y.Z]) layouts, and the libascendcl.so the loader
- * would pick, found by the loader's own search (sc_ldresolve) without loading anything. */
+ * would pick (sc_loader.h) without loading anything. */
 #include "sc_ascend_install.h"
 
 #include <dirent.h>
-#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sc_ascend.h"
-#include "sc_ldresolve.h"
 #include "sc_probe.h"
 #include "sc_util.h"
 
@@ -144,30 +141,5 @@ void sc_ascend_toolkits_facts(cJSON *facts, const sc_ascend_toolkits *tks)
 
 void sc_ascend_pick_library(const sc_root *root, const char *ld_library_path, sc_ascend_lib_pick *p)
 {
-    memset(p, 0, sizeof *p);
-    sc_ldcache cache;
-    sc_error err = {0};
-    bool have_cache = sc_ldcache_load(root, &cache, &err) == 0;
-    sc_ld_object main_obj = {.name = "the program", .origin = "/"};
-    sc_ld_target target; /* the loader of the root's own programs, which would load the library */
-    sc_ld_target_detect(root, 0, 0, &target);
-    sc_ldresolver r = {.root = root,
-                       .ld_library_path = ld_library_path,
-                       .cache = have_cache ? &cache : NULL,
-                       .main = &main_obj,
-                       .elf_class = target.elf_class,
-                       .machine = target.machine,
-                       .target = &target};
-    sc_ld_hit hit;
-    if (sc_ldresolve(&r, &main_obj, "libascendcl.so", &hit) == 0) {
-        p->found = true;
-        snprintf(p->path, sizeof p->path, "%s", hit.path);
-        if (sc_root_realpath(root, hit.path, p->realpath, sizeof p->realpath) < 0)
-            snprintf(p->realpath, sizeof p->realpath, "%s", hit.path);
-        snprintf(p->found_via, sizeof p->found_via, "%s", sc_found_via_name(hit.via));
-        if (hit.fd >= 0)
-            close(hit.fd);
-    }
-    if (have_cache)
-        sc_ldcache_free(&cache);
+    sc_loader_pick_runtime(root, ld_library_path, sc_backend_get(SC_BACKEND_ASCEND), p);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sc_backend.h"
 #include "sc_kmsg.h"
 
 /* Copies [p, end) trimmed and unquoted into buf; false when empty, too long or not printable. */
@@ -198,8 +199,7 @@ static bool contains_ci(const char *s, size_t n, const char *word)
 
 static bool is_ascend_error(const char *line, size_t n)
 {
-    static const char *const drivers[] = {"davinci", "ascend",   "devdrv", "devmm",
-                                          "hdcdrv",  "hisi_hdc", NULL};
+    const char *const *drivers = sc_backend_get(SC_BACKEND_ASCEND)->kmsg_drivers;
     static const char *const words[] = {"error",    "fail",  "timeout",   "time out",
                                         "abnormal", "fault", "exception", "heartbeat lost",
                                         "panic",    NULL};

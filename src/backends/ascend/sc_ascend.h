@@ -44,8 +44,9 @@ typedef struct {
 } sc_ascend_kmsg_result;
 
 /* Scans len bytes of kernel-log text (kmsg records or syslog lines; NUL bytes allowed) for lines
- * that mention davinci, ascend, devdrv, devmm, hdcdrv or hisi_hdc and an error word (error, fail,
- * timeout, abnormal, fault, exception, heartbeat lost, panic). */
+ * that mention one of the Ascend descriptor's kernel-log words (davinci, ascend, devdrv, devmm,
+ * hdcdrv, hisi_hdc) and an error word (error, fail, timeout, abnormal, fault, exception,
+ * heartbeat lost, panic). */
 void sc_ascend_kmsg_scan(const char *buf, size_t len, sc_ascend_kmsg_result *out);
 
 #endif

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#include "sc_loader.h"
 #include "sc_sysroot.h"
 
 #define SC_ASCEND_DEFAULT_DIR "/usr/local/Ascend"
@@ -39,12 +40,8 @@ void sc_ascend_toolkits_collect(const sc_root *root, const char *install_dir,
 /* facts.toolkits (array) and facts.toolkit (the first, or null with the reason). */
 void sc_ascend_toolkits_facts(cJSON *facts, const sc_ascend_toolkits *tks);
 
-typedef struct {
-    bool found;
-    char path[PATH_MAX];     /* what the loader opens */
-    char realpath[PATH_MAX]; /* the file behind it */
-    char found_via[32];      /* "ld_library_path", "cache", "default" */
-} sc_ascend_lib_pick;
+/* What the loader would pick (sc_loader.h). */
+typedef sc_loader_pick sc_ascend_lib_pick;
 
 /* The libascendcl.so the loader would pick for ld_library_path (NULL: unset). */
 void sc_ascend_pick_library(const sc_root *root, const char *ld_library_path,

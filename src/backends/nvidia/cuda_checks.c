@@ -4,9 +4,8 @@
 #include <stdlib.h>
 
 #include "sc_accel.h"
+#include "sc_backend.h"
 #include "sc_cuda_run.h"
-
-static const char *const visibility_names[] = {"CUDA_VISIBLE_DEVICES", NULL};
 
 const cJSON *sc_cuda_driver_devices(const sc_cuda_run *r)
 {
@@ -19,10 +18,12 @@ const char *sc_cuda_module_version(const sc_cuda_run *r)
         cJSON_GetObjectItem(sc_ctx_facts(r->ctx, "driver.nvidia"), "driver_version"));
 }
 
-/* CUDA_VISIBLE_DEVICES="..." (scrubbed) in buf; false when unset. */
+/* The NVIDIA descriptor's visibility variables (CUDA_VISIBLE_DEVICES="...", scrubbed) in buf;
+ * false when none is set. */
 static bool visibility_var(char *buf, size_t size)
 {
-    return sc_accel_visibility_vars(getenv, visibility_names, true, buf, size) > 0;
+    return sc_accel_visibility_vars(getenv, sc_backend_get(SC_BACKEND_NVIDIA)->visibility_vars,
+                                    true, buf, size) > 0;
 }
 
 void sc_cuda_report_no_device(sc_cuda_run *r, const char *why)

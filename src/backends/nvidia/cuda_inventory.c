@@ -1,6 +1,6 @@
 /* The passive CUDA inventory: toolkits and their versions, the /usr/local/cuda link, and the
- * libcuda.so.1 the loader would pick, found the way ld.so searches (LD_LIBRARY_PATH, then
- * /etc/ld.so.cache, then the default directories), reading files only. */
+ * libcuda.so.1 the loader would pick (sc_loader.h: LD_LIBRARY_PATH, then /etc/ld.so.cache, then
+ * the default directories), reading files only. */
 #include "sc_cuda_inventory.h"
 
 #include <dirent.h>
@@ -10,19 +10,8 @@
 #include <string.h>
 
 #include "sc_cuda.h"
-#include "sc_ldcache.h"
+#include "sc_loader.h"
 #include "sc_util.h"
-
-#if defined(__aarch64__)
-#define MULTIARCH "aarch64-linux-gnu"
-#define CACHE_ARCH SC_LDCACHE_AARCH64
-#else
-#define MULTIARCH "x86_64-linux-gnu"
-#define CACHE_ARCH SC_LDCACHE_X8664
-#endif
-
-static const char *const default_dirs[] = {
-    "/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64", "/usr/lib64", "/lib", "/usr/lib", NULL};
 
 /* version.json first (CUDA 11.1+), then version.txt (older). */
 static void read_toolkit_version(const sc_root *root, sc_cuda_toolkit *tk)
@@ -126,54 +115,23 @@ static void read_link(const sc_root *root, sc_cuda_inventory *inv)
         snprintf(inv->link_target, sizeof inv->link_target, "%s", target);
 }
 
-/* Records dir/name as the pick when it exists. */
-static bool try_pick(const sc_root *root, const char *dir, const char *via, sc_cuda_lib_pick *p)
-{
-    char path[PATH_MAX];
-    if (!sc_fmt(path, sizeof path, "%s/libcuda.so.1", dir) || !sc_root_exists(root, path))
-        return false;
-    p->found = true;
-    snprintf(p->path, sizeof p->path, "%s", path);
-    if (sc_root_realpath(root, path, p->realpath, sizeof p->realpath) < 0)
-        snprintf(p->realpath, sizeof p->realpath, "%s", path);
-    snprintf(p->found_via, sizeof p->found_via, "%s", via);
-    if (sc_cuda_libcuda_version(p->realpath, p->driver_version, sizeof p->driver_version) < 0)
-        p->driver_version[0] = '\0';
-    p->is_stub = strstr(p->realpath, "/stubs/") != NULL;
-    return true;
-}
-
-static bool pick_from_cache(const sc_root *root, sc_cuda_lib_pick *p)
-{
-    sc_ldcache cache;
-    sc_error err = {0};
-    if (sc_ldcache_load(root, &cache, &err) < 0)
-        return false;
-    const char *hit = sc_ldcache_lookup(&cache, "libcuda.so.1", SC_LDCACHE_ELF_LIBC6 | CACHE_ARCH);
-    char dir[PATH_MAX] = "";
-    if (hit && strlen(hit) < sizeof dir) {
-        snprintf(dir, sizeof dir, "%s", hit);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-    }
-    sc_ldcache_free(&cache);
-    return dir[0] && try_pick(root, dir, "cache", p);
-}
-
+/* The driver library the loader would pick (the descriptor's runtime_libraries: libcuda.so.1),
+ * with the driver version its file name carries. */
 static void pick_libcuda(const sc_root *root, const char *ld_library_path, sc_cuda_lib_pick *p)
 {
     memset(p, 0, sizeof *p);
-    char *copy = ld_library_path ? strdup(ld_library_path) : NULL, *save = NULL;
-    for (char *dir = copy ? strtok_r(copy, ":;", &save) : NULL; dir && !p->found;
-         dir = strtok_r(NULL, ":;", &save))
-        if (dir[0] == '/')
-            try_pick(root, dir, "ld_library_path", p);
-    free(copy);
-    if (!p->found)
-        pick_from_cache(root, p);
-    for (size_t i = 0; default_dirs[i] && !p->found; i++)
-        try_pick(root, default_dirs[i], "default", p);
+    sc_loader_pick *pick = calloc(1, sizeof *pick);
+    if (pick &&
+        sc_loader_pick_runtime(root, ld_library_path, sc_backend_get(SC_BACKEND_NVIDIA), pick)) {
+        p->found = true;
+        snprintf(p->path, sizeof p->path, "%s", pick->path);
+        snprintf(p->realpath, sizeof p->realpath, "%s", pick->realpath);
+        snprintf(p->found_via, sizeof p->found_via, "%s", pick->found_via);
+        if (sc_cuda_libcuda_version(p->realpath, p->driver_version, sizeof p->driver_version) < 0)
+            p->driver_version[0] = '\0';
+        p->is_stub = strstr(p->realpath, "/stubs/") != NULL;
+    }
+    free(pick);
 }
 
 void sc_cuda_inventory_collect(const sc_root *root, const sc_cuda_env *env, sc_cuda_inventory *inv)
