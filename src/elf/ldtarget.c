@@ -229,6 +229,8 @@ void sc_ld_target_detect(const sc_root *root, uint8_t elf_class, uint16_t machin
 
 static void add_subdir(sc_ld_target *t, const char *a, const char *b, const char *c)
 {
+    if (t->subdir_count == SC_LD_MAX_SUBDIRS)
+        return;
     char *out = t->subdirs[t->subdir_count];
     size_t size = sizeof t->subdirs[0];
     snprintf(out, size, "%s", a);
@@ -239,7 +241,7 @@ static void add_subdir(sc_ld_target *t, const char *a, const char *b, const char
     for (int i = 0; i < t->subdir_count; i++)
         if (strcmp(t->subdirs[i], out) == 0)
             return; /* the loader tries a repeated one again; it finds nothing new there */
-    if (*out && t->subdir_count < SC_LD_MAX_SUBDIRS)
+    if (*out)
         t->subdir_count++;
 }
 
