@@ -41,6 +41,19 @@ typedef struct {
     bool outside_stack;
 } sc_root_marker;
 
+/* A part of a backend's stack as `stackcheck diff` finds it in a snapshot (src/diff/diff_roles.c):
+ * paths in the facts of one probe, '.' between keys ('/' where a dotted path would read like a
+ * finding id: "acl/realpath"). "[]" after a key reads every item of the list
+ * there ("installs[].version"); the paths of one entry that go through the same list read the
+ * same item. NULL: not given. */
+typedef struct {
+    const char *probe;   /* "runtime.hip"; NULL ends a list */
+    const char *label;   /* its name when no name fact is found: "HIP", "nvidia" */
+    const char *name;    /* path of a fact naming it: "module.name", "installs[].kind" */
+    const char *version; /* path of its version */
+    const char *where;   /* path of where it lives: its install root or library file */
+} sc_stack_part;
+
 typedef struct {
     sc_backend id;
     const char *name;                 /* "amd": the snapshot's probe "backend" value; stable */
@@ -83,6 +96,19 @@ typedef struct {
     const char *const *runtime_library_facts;
     const char *torch_no_device; /* finding: a torch build for it that sees no device */
     const char *torch_install;   /* what to install: "a ROCm (AMD) or DTK ... build of torch" */
+    /* What `stackcheck diff` sets beside another backend's; each list of parts is tried in order
+     * and the first part found wins. */
+    const char *device_list;                /* key of the device list in the driver and runtime
+                                               probes' facts: "devices" */
+    const char *const *device_name_facts;   /* device keys naming the product ("model", "name");
+                                               the rest of arch_facts names the architecture */
+    const char *const *device_memory_facts; /* device paths of its memory in bytes */
+    const sc_stack_part *driver_facts;      /* kernel driver and its version */
+    const sc_stack_part *firmware_facts;    /* firmware (VBIOS, MEC, NPU firmware) versions */
+    const sc_stack_part *runtime_facts;     /* runtime library: its version and root or file */
+    const sc_stack_part *toolkit_facts;     /* ROCm/DTK, CUDA toolkit, CANN: version and root */
+    const char *torch_plugin;       /* Python module giving torch its devices: "torch_npu" */
+    const char *torch_device_count; /* framework.torch key of the devices torch sees */
 } sc_backend_desc;
 
 /* Every backend, in probe order; NULL-terminated. */

@@ -10,6 +10,7 @@
 #include "sc_kfd.h"
 
 #define LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define PARTS(...) ((const sc_stack_part[]){__VA_ARGS__, {NULL, NULL, NULL, NULL, NULL}})
 
 /* The KFD lists the GPUs amdgpu/hydcu bring up for compute, also where PCI is not visible. */
 static const sc_driver_devices kfd_gpus = {"GPU in the KFD topology", sc_kfd_gpu_count};
@@ -67,6 +68,19 @@ static const sc_backend_desc amd = {
     .torch_no_device = "torch.hip-build-no-device",
     .torch_install = "install a ROCm (AMD) or DTK (Hygon DCU) build of torch, e.g. from "
                      "https://download.pytorch.org/whl/rocm6.2, or your vendor's DTK wheel",
+    .device_list = "devices",
+    .device_name_facts = LIST("name"),
+    .device_memory_facts = LIST("vram_bytes", "total_memory_bytes"),
+    .driver_facts = PARTS({"driver.amd", "amdgpu", "module.name", "module.version", NULL}),
+    .firmware_facts = PARTS({"driver.amd", "fw", NULL, "devices[].fw_version", NULL}),
+    .runtime_facts = PARTS({"runtime.hip", "HIP", NULL, "runtime.version", "runtime.root"},
+                           {"runtime.hip", "HIP", NULL, NULL, "runtime_library.root"}),
+    /* the install the loader picks, else every install found */
+    .toolkit_facts =
+        PARTS({"runtime.hip", "ROCm", "runtime_library.root_kind",
+               "runtime_library.install_version", "runtime_library.root"},
+              {"runtime.hip", "ROCm", "installs[].kind", "installs[].version", "installs[].root"}),
+    .torch_device_count = "device_count",
 };
 
 static const sc_root_marker nvidia_roots[] = {
@@ -104,7 +118,7 @@ static const sc_backend_desc nvidia = {
     .driver_libraries = LIST("libcuda", "libnvidia-ml"),
     .root_markers = nvidia_roots,
     .root_prefixes = LIST("/usr/local/cuda", "/opt/nvidia"),
-    .arch_facts = LIST("compute_capability", "arch", "model", "name"),
+    .arch_facts = LIST("arch", "model", "name"),
     .gpu_code = "sm",
     .torch_build = "cuda",
     .finding_prefixes = LIST("nvidia", "cuda"),
@@ -117,6 +131,19 @@ static const sc_backend_desc nvidia = {
     .torch_no_device = "torch.cuda-build-no-device",
     .torch_install = "install a CUDA build of torch matching the driver, e.g. from "
                      "https://download.pytorch.org/whl/cu124",
+    .device_list = "devices",
+    .device_name_facts = LIST("model", "name"),
+    .device_memory_facts = LIST("total_memory_bytes"),
+    .driver_facts = PARTS({"driver.nvidia", "nvidia", "module.name", "driver_version", NULL}),
+    .firmware_facts = PARTS({"driver.nvidia", "vbios", NULL, "devices[].vbios", NULL}),
+    /* the driver API's CUDA version (live), else the libcuda the loader picks */
+    .runtime_facts =
+        PARTS({"runtime.cuda", "CUDA", NULL, "driver_api.cuda_version", "driver_api.realpath"},
+              {"runtime.cuda", "CUDA", NULL, NULL, "driver_library.realpath"}),
+    .toolkit_facts =
+        PARTS({"runtime.cuda", "CUDA toolkit", NULL, "toolkit_version", "cuda_link"},
+              {"runtime.cuda", "CUDA toolkit", NULL, "toolkits[].version", "toolkits[].root"}),
+    .torch_device_count = "device_count",
 };
 
 static const sc_root_marker ascend_roots[] = {
@@ -155,7 +182,7 @@ static const sc_backend_desc ascend = {
     .driver_libraries = LIST("libascend_hal"),
     .root_markers = ascend_roots,
     .root_prefixes = LIST("/usr/local/Ascend/"),
-    .arch_facts = LIST("soc_name", "arch", "model", "name"),
+    .arch_facts = LIST("soc_name", "model"),
     .gpu_code = NULL,
     .torch_build = NULL,
     .finding_prefixes = LIST("ascend", "acl"),
@@ -167,6 +194,19 @@ static const sc_backend_desc ascend = {
     .runtime_library_facts = LIST("acl", "library"),
     .torch_no_device = NULL,
     .torch_install = NULL,
+    .device_list = "devices",
+    .device_name_facts = LIST("model"),
+    .device_memory_facts = LIST("memory.total_bytes"),
+    .driver_facts = PARTS({"driver.ascend", "npu-driver", NULL, "driver.version", NULL}),
+    .firmware_facts = PARTS({"driver.ascend", "firmware", NULL, "firmware.version", NULL}),
+    .runtime_facts = PARTS({"runtime.acl", "ACL", NULL, "acl/interface_version", "acl/realpath"},
+                           {"runtime.acl", "ACL", NULL, NULL, "library.realpath"}),
+    /* the CANN version the runtime reports (live), else the toolkit its latest link names */
+    .toolkit_facts = PARTS({"runtime.acl", "CANN", NULL, "acl/cann_version", "toolkit.path"},
+                           {"runtime.acl", "CANN", NULL, "toolkit.version", "toolkit.path"},
+                           {"runtime.acl", "CANN", NULL, "toolkits[].version", "toolkits[].path"}),
+    .torch_plugin = "torch_npu",
+    .torch_device_count = "npu_device_count",
 };
 
 static int davinci_nodes(const sc_root *root, sc_error *err)

@@ -22,6 +22,9 @@ static const char diff_usage[] =
     "devices, library roots, findings added and resolved, timings as ratios, and the first module\n"
     "whose numerics differ beyond tolerance (|a-b| > atol + rtol*max(|a|,|b|); defaults 1e-3, "
     "1e-5).\n"
+    "Snapshots of different backends (CUDA against ROCm/DTK or CANN) open with a table that sets\n"
+    "their devices, driver, firmware, runtime, toolkit, collective library and torch side by "
+    "side.\n"
     "  --json FILE   write the comparison as JSON (- for standard output; the text then goes to\n"
     "                standard error)\n"
     "Exit status: 0 nothing that matters differs, 1 something does, 2 usage error or unreadable "
@@ -54,19 +57,55 @@ static const char *str(const cJSON *obj, const char *key)
     return s ? s : "?";
 }
 
+#define SUMMED_NAMED 4 /* probe ids named in the line that stands for the changes folded */
+
+/* Remembers the probe id of a folded change among the first SUMMED_NAMED distinct ones. */
+static void note_summed(const char **named, int *count, const char *id)
+{
+    for (int i = 0; i < *count; i++)
+        if (strcmp(named[i], id) == 0)
+            return;
+    if (*count < SUMMED_NAMED)
+        named[(*count)++] = id;
+}
+
+static void print_summed(FILE *out, int folded, const char **named, int count)
+{
+    fprintf(out, "  (%d more change%s of ", folded, folded == 1 ? "" : "s");
+    for (int i = 0; i < count; i++)
+        sc_term_printf(out, "%s%.*s", i ? ", " : "", 100, named[i]);
+    fputs(count == SUMMED_NAMED ? ", ..." : "", out);
+    fputs(": the platforms table sums them up; --json lists each)\n", out);
+}
+
+/* The changes, less those of backends only one side runs on when the platforms table stands
+ * for them. */
 static void print_changes(FILE *out, const cJSON *diff)
 {
     const cJSON *c;
-    int n = 0;
+    const char *named[SUMMED_NAMED];
+    int n = 0, folded = 0, count = 0;
+    sc_diff_index summed;
+    sc_diff_index_init(&summed, NULL);
+    sc_diff_index_summarised(&summed, cJSON_GetObjectItem(diff, "platforms"));
     cJSON_ArrayForEach (c, cJSON_GetObjectItem(diff, "changes")) {
+        const char *id = sc_diff_summed_up(&summed, str(c, "what"));
         if (n++ == 0)
             fputs("\nChanged:\n", out);
+        if (id) {
+            folded++;
+            note_summed(named, &count, id);
+            continue;
+        }
         sc_term_printf(out, "  [%.*s] %.*s: ", 100, str(c, "area"), 300, str(c, "what"));
         print_value(out, cJSON_GetObjectItem(c, "a"));
         fputs(" -> ", out);
         print_value(out, cJSON_GetObjectItem(c, "b"));
         fputc('\n', out);
     }
+    if (folded)
+        print_summed(out, folded, named, count);
+    sc_diff_index_free(&summed);
 }
 
 static void print_findings(FILE *out, const cJSON *list, const char *title, char mark)
@@ -139,6 +178,7 @@ void sc_diff_print(FILE *out, const cJSON *diff, const char *a_label, const char
     sc_term_printf(out, "stackcheck diff\n  a: %.*s (%.*s)\n  b: %.*s (%.*s)\n", 300, a_label, 100,
                    str(cJSON_GetObjectItem(diff, "a"), "created"), 300, b_label, 100,
                    str(cJSON_GetObjectItem(diff, "b"), "created"));
+    sc_diff_print_platforms(out, cJSON_GetObjectItem(diff, "platforms"));
     print_changes(out, diff);
     print_findings(out, cJSON_GetObjectItem(findings, "added"), "Findings added in b", '+');
     print_findings(out, cJSON_GetObjectItem(findings, "resolved"), "Findings resolved in b", '-');

@@ -7,8 +7,6 @@
 
 #include "sc_diff.h"
 
-#define LIST_MAX 4096 /* items of one list compared; beyond that a snapshot is not a real one */
-
 /* A device's identity: its PCI address when it has one, else its place in the list. */
 static void device_key(const cJSON *dev, int index, char *buf, size_t size)
 {
@@ -23,15 +21,15 @@ static void device_key(const cJSON *dev, int index, char *buf, size_t size)
     snprintf(buf, size, "#%d", index);
 }
 
-/* Indexes the first LIST_MAX items of list (any type: an item without a key has its place) by
- * their device keys. */
+/* Indexes the first SC_DIFF_LIST_MAX items of list (any type: an item without a key has its place)
+ * by their device keys. */
 static void index_devices(sc_diff_index *ix, const cJSON *list)
 {
     const cJSON *dev;
     int i = 0;
     cJSON_ArrayForEach (dev, list) {
         char k[128];
-        if (i >= LIST_MAX)
+        if (i >= SC_DIFF_LIST_MAX)
             break;
         device_key(dev, i++, k, sizeof k);
         sc_diff_index_add_copy(ix, k, dev);
@@ -92,7 +90,7 @@ static void devices_only_in(sc_diff_acc *acc, const char *probe, const cJSON *mi
     int i = 0;
     cJSON_ArrayForEach (dev, mine) {
         char key[128], what[300];
-        if (i >= LIST_MAX || !cJSON_IsObject(dev))
+        if (i >= SC_DIFF_LIST_MAX || !cJSON_IsObject(dev))
             break;
         device_key(dev, i++, key, sizeof key);
         if (sc_diff_index_find(theirs, key, NULL) || sc_diff_index_find(mine_ix, key, NULL) != dev)
@@ -125,7 +123,7 @@ static void diff_device_list(sc_diff_acc *acc, const char *probe, const char *pa
     int i = 0;
     cJSON_ArrayForEach (dev, list_a) {
         char key[128];
-        if (i >= LIST_MAX || !cJSON_IsObject(dev))
+        if (i >= SC_DIFF_LIST_MAX || !cJSON_IsObject(dev))
             break;
         device_key(dev, i++, key, sizeof key);
         const cJSON *other = sc_diff_index_find(&in_b, key, NULL);
@@ -162,7 +160,7 @@ static void diff_library_list(sc_diff_acc *acc, const char *probe, const char *p
     int i = 0;
     cJSON_ArrayForEach (lib, mine) {
         const char *name = cJSON_GetStringValue(sc_diff_get(lib, "name"));
-        if (i++ >= LIST_MAX || !name || sc_diff_index_find(&mine_ix, name, NULL) != lib)
+        if (i++ >= SC_DIFF_LIST_MAX || !name || sc_diff_index_find(&mine_ix, name, NULL) != lib)
             continue;
         const cJSON *match = sc_diff_index_find(&theirs, name, NULL);
         char what[400];
@@ -234,13 +232,13 @@ static const char *file_key(const cJSON *file)
     return k ? k : cJSON_GetStringValue(sc_diff_get(file, "path"));
 }
 
-/* Indexes the first LIST_MAX files of a list by their keys. */
+/* Indexes the first SC_DIFF_LIST_MAX files of a list by their keys. */
 static void index_files(sc_diff_index *ix, const cJSON *files)
 {
     const cJSON *f;
     int i = 0;
     cJSON_ArrayForEach (f, files) {
-        if (i++ >= LIST_MAX)
+        if (i++ >= SC_DIFF_LIST_MAX)
             break;
         sc_diff_index_add(ix, file_key(f), NULL, f);
     }
@@ -262,7 +260,7 @@ static void diff_files(sc_diff_acc *acc, const char *probe, const cJSON *fa, con
     cJSON_ArrayForEach (file, la) {
         const char *key = file_key(file);
         const cJSON *other = sc_diff_index_find(&in_b, key, NULL);
-        if (i++ >= LIST_MAX)
+        if (i++ >= SC_DIFF_LIST_MAX)
             break;
         if (!other || sc_diff_index_find(&in_a, key, NULL) != file)
             continue;

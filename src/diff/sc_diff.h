@@ -13,6 +13,7 @@
 
 #define SC_DIFF_SCHEMA "stackcheck/diff/v1"
 #define SC_DIFF_MAX_INPUT (64u << 20) /* a snapshot larger than this is refused, not parsed */
+#define SC_DIFF_LIST_MAX 4096 /* items of one list compared; beyond that a snapshot is not real */
 
 typedef struct {
     double rtol; /* numerics: a statistic differs when |a - b| > atol + rtol * max(|a|, |b|) */
@@ -28,7 +29,8 @@ int sc_diff_check_snapshot(const cJSON *json, const char *label, sc_error *err);
 /* Compares snapshot a with b (both checked); returns a new diff object, NULL when out of memory:
  * {schema, a{created,host}, b{...}, changes[{area,what,a,b,matters}], findings{added[],resolved[]},
  *  timings[{probe,what,a_ms,b_ms,ratio}], numerics[{probe,name,compared,first_divergent|null}],
- *  changes_that_matter, differs}. */
+ *  platforms{differ, a, b, rows[{role,a,b,differs}], summarised[]}, changes_that_matter,
+ *  differs}. */
 cJSON *sc_diff_snapshots(const cJSON *a, const cJSON *b, const sc_diff_options *opt);
 /* Prints the diff as text, control characters escaped. */
 void sc_diff_print(FILE *out, const cJSON *diff, const char *a_label, const char *b_label);
@@ -110,5 +112,43 @@ void sc_diff_probe_lists(sc_diff_acc *acc, const char *probe, const cJSON *fa, c
 void sc_diff_facts(sc_diff_acc *acc);
 /* The numerics of each app probe: the first module whose statistics differ beyond tolerance. */
 cJSON *sc_diff_numerics(sc_diff_acc *acc, const sc_diff_options *opt);
+
+/* Platforms: the same roles read through each backend's descriptor, so that two snapshots of
+ * different backends compare as one table (diff_path.c, diff_roles*.c, diff_role_*.c,
+ * diff_cells.c, diff_platforms.c, diff_table.c). */
+
+/* Calls fn for every value at path in obj: keys separated by '.' or '/', and "[]" after a key
+ * steps into every item of the list there ("files[].libraries[].name"; a path ending in "[]"
+ * reaches the items). At most SC_DIFF_LIST_MAX items of a list and SC_DIFF_VISIT_MAX steps in
+ * all are taken. Returns the number of values reached, null values included. */
+#define SC_DIFF_VISIT_MAX 65536
+size_t sc_diff_path_each(const cJSON *obj, const char *path,
+                         void (*fn)(const cJSON *value, void *arg), void *arg);
+/* A scalar as text into buf ("1016", "true"); NULL for null, absent, objects and arrays. */
+const char *sc_diff_scalar_text(const cJSON *v, char *buf, size_t size);
+/* What the snapshot of side runs on, by role: {backends[{name,label,evidence}], devices[],
+ * driver[], firmware[], runtime[], toolkit[], collective[], torch}; NULL when out of memory. */
+cJSON *sc_diff_platform(sc_diff_side *side, bool *oom);
+/* Both sides' platforms and the rows that set them side by side; differ is true when the sides
+ * run on different backends, and summarised then names the probes whose changes the table sums
+ * up (the backend-specific probes of a backend only one side runs on). */
+cJSON *sc_diff_platforms(sc_diff_acc *acc);
+/* Prints the platforms table of a diff whose platforms differ (nothing otherwise). */
+void sc_diff_print_platforms(FILE *out, const cJSON *platforms);
+/* Indexes the probe ids of platforms.summarised when the platforms differ (else nothing). */
+void sc_diff_index_summarised(sc_diff_index *ix, const cJSON *platforms);
+/* The probe id in ix that starts the change text what ("driver.amd devices count"), or NULL. */
+const char *sc_diff_summed_up(sc_diff_index *ix, const char *what);
+/* One fact the diff reads by name: its probe ("host" for the snapshot's host object) and path,
+ * or the same path in alt_probe's facts (NULL: none), as sc_diff_path_each reads it. */
+typedef struct {
+    const char *probe, *alt_probe;
+    const char *path;
+} sc_diff_fact;
+/* Calls fn for every fact the diff reads by name: the known facts and every path of the
+ * platforms' roles, from the backend descriptors. */
+void sc_diff_each_fact(void (*fn)(const sc_diff_fact *fact, void *arg), void *arg);
+/* The role paths alone (diff_roles.c). */
+void sc_diff_each_role_fact(void (*fn)(const sc_diff_fact *fact, void *arg), void *arg);
 
 #endif

@@ -3,7 +3,7 @@ by the time-bounded tests and the benchmarks in bench/ (which call this file as 
 
   diff SIZE OUT_DIR [--shape S]   two snapshots a.json and b.json, SIZE items a side, half shared
                                   (shapes: findings, probes, stages, modules, lists, keys,
-                                  repeats, mixed)
+                                  repeats, platforms, mixed)
   rpath-elf OUT_DIR [--entries N] [--missing M]
                                   OUT_DIR/libwide.so: an RPATH of N distinct absent directories and
                                   M DT_NEEDED libraries found nowhere
@@ -29,7 +29,8 @@ CC = shutil.which("cc") or "gcc"
 
 # ---- snapshots for diff ----
 
-SHAPES = ("findings", "probes", "stages", "modules", "lists", "keys", "repeats", "mixed")
+SHAPES = ("findings", "probes", "stages", "modules", "lists", "keys", "repeats", "platforms",
+          "mixed")
 
 
 def _probe(pid, findings=(), facts=None, status="warn"):
@@ -40,6 +41,24 @@ def _probe(pid, findings=(), facts=None, status="warn"):
 def _finding(i):
     return {"id": "x.finding-%d" % i, "severity": "warn", "message": "finding number %d" % i,
             "hint": None}
+
+
+def _platform_probes(items, side):
+    """a: an NVIDIA node, b: an AMD node, each with SIZE distinct devices in its driver's list and
+    in its runtime's (in reverse order: matched by PCI address), SIZE installs or toolkits, and
+    torch mapping SIZE collective libraries and needing them from its files."""
+    mem = "vram_bytes" if side else "total_memory_bytes"
+    dev = [{"pci_address": "0000:%02x:%02x.0" % (i // 256 % 256, i % 256),
+            "name" if side else "model": "gpu%d" % i, "arch": "sm_%d" % i, mem: i}
+           for i in items]
+    roots = [{"root": "/opt/r%d" % i, "version": "%d" % i} for i in items]
+    libs = [{"name": ("librccl.so.%d" if side else "libnccl.so.%d") % i, "root": "/opt/r%d" % i}
+            for i in items]
+    drv, rt = ("driver.amd", "runtime.hip") if side else ("driver.nvidia", "runtime.cuda")
+    return [_probe(drv, facts={"devices": dev}, status="pass"),
+            _probe(rt, facts={"devices": dev[::-1], "installs" if side else "toolkits": roots}),
+            _probe("framework.torch", facts={"torch": {"version": "2", "mapped_libraries": libs}}),
+            _probe("libraries.torch", facts={"files": [{"libraries": libs}]})]
 
 
 def snapshot(size, side, shape="findings"):
@@ -82,6 +101,8 @@ def snapshot(size, side, shape="findings"):
         else:
             probes += [_probe("app.script", facts={"timing": {"t0_ms": 2.0}, "versions": {}})
                        for _ in range(size)]
+    if shape == "platforms":
+        probes += _platform_probes(items, side)
     if facts:
         probes.append(_probe("app.script", facts=facts))
     return {"schema": "stackcheck/snapshot/v1", "created": "2025-01-0%dT00:00:00Z" % (side + 1),

@@ -1,7 +1,7 @@
 """`stackcheck diff` through the real binary: two runs of the staged torch smoke test where one
 module's weights were perturbed (the diff names that module first), the tolerance options, snapshots
 of the fixture roots of the driver and runtime layers (devices, kernel, driver module, installs),
-bad input: truncated, not JSON, huge, another schema version, wrong types, missing files; the output
+an NVIDIA node against a DCU node as one platforms table, bad input: truncated, not JSON, huge, another schema version, wrong types, missing files; the output
 of fixed snapshot pairs against what the pairwise comparison wrote (tests/fixtures/diff-golden:
 same lines in the same order); and pathological sizes (findings, probes, stages, modules, lists and
 keys by the ten thousand) under a time bound."""
@@ -133,6 +133,72 @@ class DiffFixtures(DiffBase):
         self.assertEqual(run.rc, 0, run.stdout)
 
 
+class DiffPlatforms(DiffBase):
+    """An NVIDIA node against a DCU node (snapshots of the fixture roots by this binary): one
+    table that sets devices, driver, firmware and runtime stack side by side, instead of two
+    unrelated lists of per-probe changes; a DCU node against an AMD one keeps the list."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.snaps = {name: cls.save(name + ".json",
+                                    sclib.run(["--sysroot", sclib.fixture(name)]).snapshot)
+                     for name in ("nvidia-h200", "hygon-dcu", "mi250x-8gcd")}
+
+    def rows(self, result):
+        return {r["role"]: (r["a"], r["b"]) for r in result["platforms"]["rows"]}
+
+    def test_nvidia_against_dcu(self):
+        run = diff(self.snaps["nvidia-h200"], self.snaps["hygon-dcu"], "--json", "-")
+        self.assertEqual(run.rc, 1, run.stderr)
+        result = json.loads(run.stdout)
+        p = result["platforms"]
+        self.assertTrue(p["differ"])
+        self.assertEqual([b["name"] for b in p["a"]["backends"]], ["nvidia"])
+        self.assertEqual([b["name"] for b in p["b"]["backends"]], ["amd"])
+        rows = self.rows(result)
+        self.assertEqual(rows["devices"], ("2 x NVIDIA H200", "4 x K100_AI (gfx928, 64 GiB)"))
+        self.assertEqual(rows["driver"], ("nvidia 550.127.05", "hydcu 6.3.8-V1.13.3"))
+        self.assertEqual(rows["firmware"], ("vbios 96.00.99.00.01", "fw 1016"))
+        self.assertEqual(rows["toolkit"][0], "CUDA toolkit 12.4.1 (/usr/local/cuda-12.4)")
+        self.assertIn("dtk 25.04.2 (/opt/dtk-25.04.2)", rows["toolkit"][1])
+        self.assertEqual(rows["runtime"],
+                         ("CUDA (/usr/lib/x86_64-linux-gnu/libcuda.so.550.127.05)", None))
+        self.assertEqual(p["b"]["devices"], [{"backend": "amd", "count": 4, "name": "K100_AI",
+                                              "arch": "gfx928", "memory_bytes": 64 << 30}])
+        # the text: one row a role, both sides on it
+        text = run.stderr
+        self.assertRegex(text, r"\n  devices +2 x NVIDIA H200 +4 x K100_AI \(gfx928, 64 GiB\)\n")
+        self.assertRegex(text, r"\n  driver +nvidia 550\.127\.05 +hydcu 6\.3\.8-V1\.13\.3\n")
+        self.assertRegex(text, r"\n  runtime +CUDA \(/usr/lib/x86_64-linux-gnu/libcuda\.so\."
+                               r"550\.127\.05\)\n +\(none\)\n")
+        # the two unrelated per-probe lists are folded into one line; the JSON keeps them
+        self.assertNotIn("driver.nvidia device 0000:18:00.0", text)
+        self.assertNotIn("driver.amd devices count", text)
+        self.assertRegex(text, r"\(\d+ more changes of driver\.amd, .*: the platforms table sums")
+        whats = [c["what"] for c in result["changes"]]
+        self.assertIn("driver.nvidia device 0000:18:00.0", whats)
+        self.assertIn("driver.amd devices count", whats)
+        self.assertIn("host kernel", text)  # what the table does not cover is still listed
+
+    def test_same_backend_keeps_the_list(self):
+        run = diff(self.snaps["mi250x-8gcd"], self.snaps["hygon-dcu"], "--json", "-")
+        result = json.loads(run.stdout)
+        self.assertFalse(result["platforms"]["differ"])
+        self.assertEqual(result["platforms"]["summarised"], [])
+        self.assertEqual(self.rows(result)["devices"],
+                         ("8 x aldebaran (gfx90a, 64 GiB)", "4 x K100_AI (gfx928, 64 GiB)"))
+        self.assertNotIn("Platforms:", run.stderr)
+        self.assertIn("[devices] driver.amd devices count: 8 -> 4", run.stderr)
+
+    def test_snapshots_of_0_1_read(self):
+        # the committed snapshots of 0.1.0 set side by side as the fresh ones do
+        run = diff(os.path.join(GOLDEN, "fx-nvidia-h200.json"),
+                   os.path.join(GOLDEN, "fx-hygon-dcu.json"), "--json", "-")
+        fresh = diff(self.snaps["nvidia-h200"], self.snaps["hygon-dcu"], "--json", "-")
+        self.assertEqual(self.rows(json.loads(run.stdout)), self.rows(json.loads(fresh.stdout)))
+
+
 class DiffBadInput(DiffBase):
     @classmethod
     def setUpClass(cls):
@@ -231,16 +297,23 @@ def golden_key(a, b, args):
 
 
 def golden_run(a, b, args):
-    """The exit status, the text (standard error with --json -) and the JSON of one comparison."""
+    """The exit status, the text (standard error with --json -) and the JSON of one comparison,
+    less its "platforms" section (added after 0.1; DiffPlatforms pins it)."""
     proc = subprocess.run([os.path.abspath(sclib.STACKCHECK), "diff", a, b, "--json", "-"] +
                           list(args), capture_output=True, text=True, cwd=GOLDEN, timeout=60)
-    return {"rc": proc.returncode, "text": proc.stderr, "json": json.loads(proc.stdout)}
+    result = json.loads(proc.stdout)
+    result.pop("platforms")
+    return {"rc": proc.returncode, "text": proc.stderr, "json": result}
 
 
 class DiffGolden(unittest.TestCase):
     """The output of fixed pairs, line for line, as the pairwise comparison of 0.1 wrote it (run
-    with SC_DIFF_GOLDEN=write to record it again after a deliberate change of the output). One
-    deliberate change: in the dup-* pairs, whose snapshots repeat probe ids and keys (stackcheck
+    with SC_DIFF_GOLDEN=write to record it again after a deliberate change of the output). The
+    JSON's "platforms" section, added after 0.1, is left out here (DiffPlatforms and
+    unit.test_diff_platforms pin it). Deliberate changes: the fx-* pairs of two different
+    backends (or a backend against none) print the platforms table, and the per-probe changes of
+    a backend only one side runs on are folded into one line under it (their JSON is unchanged);
+    in the dup-* pairs, whose snapshots repeat probe ids and keys (stackcheck
     never writes such), only the first with its id or key is compared; the pairwise code compared
     every repetition again, which found changes between a snapshot and itself and, repeated
     thousands of times, took minutes."""
@@ -316,6 +389,21 @@ class DiffPathological(DiffBase):
         run = diff(a, a)
         self.assertEqual(run.rc, 0, run.stdout)
         self.assertLess(run.seconds, 5 if not sclib.SANITIZED else 30)
+
+    def test_platforms(self):
+        # devices completed by PCI address from the other list, roles deduplicated, libraries in
+        # lists of lists: each role keeps 64 entries and counts the rest
+        result = self.check("platforms", 10000)
+        p = result["platforms"]
+        self.assertTrue(p["differ"])
+        self.assertEqual((len(p["a"]["devices"]), p["a"]["devices_more"]), (64, 4096 - 64))
+        self.assertEqual(len(p["b"]["toolkit"]), 64)
+        self.assertEqual(len(p["b"]["collective"]), 64)
+        rows = {r["role"]: r for r in p["rows"]}
+        self.assertEqual(rows["devices"]["a"],
+                         "1 x gpu0 (sm_0, 0.0 GiB), 1 x gpu1 (sm_1, 0.0 GiB), "
+                         "1 x gpu2 (sm_2, 0.0 GiB) +4093 more")
+        self.assertEqual(rows["collective"]["b"][:40], "librccl.so.5000 (/opt/r5000), librccl.so")
 
     def test_modules_in_another_order(self):
         result = self.check("modules", 16384, rc=0)

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "diff_harness.h"
 #include "sc_diff.h"
 
 #define SNAP(layers)                                                                               \
@@ -30,17 +31,6 @@ static cJSON *one_probe(const char *id, const char *status, const char *facts, c
     cJSON *json = cJSON_Parse(text);
     assert_non_null(json);
     return json;
-}
-
-static cJSON *diff_of(cJSON *a, cJSON *b)
-{
-    sc_diff_options opt;
-    sc_diff_options_init(&opt);
-    cJSON *d = sc_diff_snapshots(a, b, &opt);
-    assert_non_null(d);
-    cJSON_Delete(a);
-    cJSON_Delete(b);
-    return d;
 }
 
 /* The change whose "what" is what, or NULL. */
