@@ -4,6 +4,8 @@
 # system's apt configuration and lists stay as they are, and nothing is left behind there.
 SC_DEBIAN_MIRROR=${SC_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SC_DEBIAN_KEYRING=${SC_DEBIAN_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
+# What is fetched is kept here between runs (and between clones): outside the tree by default.
+SC_CACHE=${SC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stackcheck}
 
 # sc_debian_root ARCH SUITE DIR PACKAGE,PACKAGE...: DIR becomes a root with the packages extracted
 # and registered as installed in its dpkg database (from their own control files: nothing ran in
@@ -43,4 +45,28 @@ SOURCES
   apt-get "${opts[@]}" update >&2
   (cd "$dir" && apt-get "${opts[@]}" source "$package" >&2)
   find "$dir" -mindepth 1 -maxdepth 1 -type d -name "$package-*" | head -n 1
+}
+
+# sc_debian_cached_root ARCH SUITE PACKAGE,PACKAGE...: prints the directory of that root in
+# SC_CACHE, made by sc_debian_root on the first call; read it, never change it.
+sc_debian_cached_root() {
+  local arch=$1 suite=$2 packages=$3
+  local cached
+  cached=$SC_CACHE/roots/$suite-$arch-$(printf '%s' "$packages" | md5sum | cut -c1-8)
+  if [ ! -f "$cached/.complete" ]; then
+    mkdir -p "$SC_CACHE/roots"
+    sc_debian_root "$arch" "$suite" "$cached.partial" "$packages" >&2
+    rm -rf "$cached" && mv "$cached.partial" "$cached" && touch "$cached/.complete"
+  fi
+  echo "$cached"
+}
+
+# sc_debian_root_copy ARCH SUITE DIR PACKAGE,PACKAGE...: DIR becomes a fresh copy of the cached
+# root (the tests change their copy: libraries added, packages installed, ldconfig run).
+sc_debian_root_copy() {
+  local dir=$3 cached
+  cached=$(sc_debian_cached_root "$1" "$2" "$4")
+  ! mountpoint -q "$dir/proc" || umount "$dir/proc" # left by a run that was stopped
+  rm -rf "$dir" && mkdir -p "$(dirname "$dir")"
+  cp -a "$cached" "$dir" && rm "$dir/.complete"
 }

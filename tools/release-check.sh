@@ -9,7 +9,9 @@
 #   bullseye    Debian 11 roots (glibc 2.31) of amd64 and arm64: both binaries run there (chroot,
 #               qemu-aarch64-static), the loader model against the real ld.so, the packages
 #               installed and removed (tests/release/)
-# Each stage prints its wall time. Needs root (mmdebstrap, chroot) and the build of tools/test.sh.
+# Each stage prints its wall time and the processor time its commands took (what it costs on a
+# machine of its own). The Debian roots are fetched once into SC_CACHE (tools/debian.sh) and copied
+# from there. Needs root (mmdebstrap, chroot) and the build of tools/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/debian.sh
@@ -19,19 +21,27 @@ mkdir -p "$work"
 start_all=$(date +%s)
 
 stage_start=0
-stage() { # name: ends the previous stage's clock, starts this one's
-  local now
+stage_cpu=0
+cpu_seconds() { # the processor time of this shell's finished children, in seconds
+  times | tail -n 1 | awk '{ for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } }
+    END { printf "%d", s }'
+}
+stage() { # name: ends the previous stage's clocks, starts this one's
+  local now cpu
   now=$(date +%s)
-  [ "$stage_start" = 0 ] || echo "release-check: stage done in $((now - stage_start)) s"
+  cpu=$(cpu_seconds)
+  [ "$stage_start" = 0 ] ||
+    echo "release-check: stage done in $((now - stage_start)) s ($((cpu - stage_cpu)) s of processor time)"
   stage_start=$now
+  stage_cpu=$cpu
   echo "release-check: == $1"
 }
 
 # The Debian 11 roots, fetched while the builds run.
 stage "bullseye roots (in the background)"
 (
-  sc_debian_root amd64 bullseye "$work/bullseye-amd64" libc6,libc-bin &&
-    sc_debian_root arm64 bullseye "$work/bullseye-arm64" libc6,libc-bin &&
+  sc_debian_root_copy amd64 bullseye "$work/bullseye-amd64" libc6,libc-bin &&
+    sc_debian_root_copy arm64 bullseye "$work/bullseye-arm64" libc6,libc-bin &&
     cp /usr/bin/qemu-aarch64-static "$work/bullseye-arm64/usr/bin/" &&
     chroot "$work/bullseye-amd64" /sbin/ldconfig &&
     chroot "$work/bullseye-arm64" /usr/bin/qemu-aarch64-static /sbin/ldconfig
@@ -48,6 +58,15 @@ for cc in gcc clang; do
     echo "release-check: $cc $type: clean"
   done
 done
+# -Werror only where asked: a packager's Release build has none.
+dir=$work/build-packager-Release
+rm -rf "$dir"
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSC_TESTS=OFF >/dev/null
+if grep -q -- '-Werror' "$dir/build.ninja" || ! grep -q -- '-Wall' "$dir/build.ninja"; then
+  echo "release-check: a Release build without SC_WERROR must warn without -Werror" >&2
+  exit 1
+fi
+echo "release-check: Release without SC_WERROR: no -Werror"
 
 stage "release: tools/release.sh (x86_64, aarch64)"
 SC_WERROR=ON SC_JOBS=$jobs tools/release.sh

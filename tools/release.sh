@@ -5,7 +5,8 @@
 #   tools/release.sh                      x86_64 and aarch64
 #   tools/release.sh x86_64               one of them
 # What it fetches (cJSON's Debian source, an arm64 root with the -dev packages for the cross
-# build) and builds stays under build-release/; the results go to dist/. Needs root (mmdebstrap)
+# build) is kept between runs in SC_CACHE (tools/debian.sh; outside the tree), what it builds
+# stays under build-release/, and the results go to dist/. Needs root (mmdebstrap)
 # and Debian's mirror; installs what it lacks (tools/deps.sh --release). SC_WERROR=ON makes
 # warnings errors (CI), SC_JOBS sets the build jobs, SC_DEBIAN_MIRROR another mirror.
 set -euo pipefail
@@ -23,23 +24,19 @@ mkdir -p "$work" "$dist"
 
 # cJSON has no static archive in Debian: its source package is compiled in.
 cjson_source() {
-  if [ ! -f "$work/cjson/source/cJSON.c" ]; then
+  local cached=$SC_CACHE/cjson-$suite
+  if [ ! -f "$cached/cJSON.c" ]; then
     local tree
-    tree=$(sc_debian_source cjson "$suite" "$work/cjson-fetch")
-    rm -rf "$work/cjson" && mkdir -p "$work/cjson"
-    mv "$tree" "$work/cjson/source"
-    rm -rf "$work/cjson-fetch"
+    tree=$(sc_debian_source cjson "$suite" "$cached.fetch")
+    rm -rf "$cached" && mv "$tree" "$cached"
+    rm -rf "$cached.fetch"
   fi
-  echo "$work/cjson/source"
+  echo "$cached"
 }
 
 # An arm64 root with the -dev packages the cross build links from (their static archives).
 arm64_sysroot() {
-  local root=$work/arm64-sysroot
-  if [ ! -f "$root/usr/lib/aarch64-linux-gnu/libelf.a" ]; then
-    sc_debian_root arm64 "$suite" "$root" libc6-dev,libelf-dev,libdrm-dev,libzstd-dev,zlib1g-dev >&2
-  fi
-  echo "$root"
+  sc_debian_cached_root arm64 "$suite" libc6-dev,libelf-dev,libdrm-dev,libzstd-dev,zlib1g-dev
 }
 
 # Configures and builds the portable binary for one machine in build-release/ARCH.
@@ -50,6 +47,7 @@ build_arch() {
   if [ "$arch" = aarch64 ]; then
     args+=(-DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmake" -DCMAKE_SYSROOT="$(arm64_sysroot)")
   fi
+  rm -f "$build/CMakeCache.txt" # found archives and sources are cached there: find them again
   cmake -S . -B "$build" -G Ninja "${args[@]}" >/dev/null
   cmake --build "$build" ${SC_JOBS:+-j "$SC_JOBS"}
 }
