@@ -22,9 +22,8 @@ start_all=$(date +%s)
 
 stage_start=0
 stage_cpu=0
-cpu_seconds() { # the processor time of this shell's finished children, in seconds
-  times | tail -n 1 | awk '{ for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } }
-    END { printf "%d", s }'
+cpu_seconds() { # the processor time of this script's finished children, in seconds
+  awk -v tick="$(getconf CLK_TCK)" '{ printf "%d", ($16 + $17) / tick }' "/proc/$$/stat"
 }
 stage() { # name: ends the previous stage's clocks, starts this one's
   local now cpu
