@@ -18,6 +18,10 @@
 
 #define MAX_NPUS 64 /* /dev/davinci<N> nodes checked */
 
+/* A value of version.info: one size for what is read and what is kept, so a long version is kept
+ * whole (a cut one would be compared with the firmware ranges as if it were the version). */
+#define INFO_VALUE_MAX 256
+
 typedef struct {
     const sc_backend_desc *desc; /* its modules and device nodes */
     const sc_ctx *ctx;
@@ -25,9 +29,9 @@ typedef struct {
     sc_pci_list pci;
     sc_accel_census npus;
     char install[PATH_MAX];
-    char driver_version[64], fw_version[64], fw_range[256];
-    char driver_inner[64];   /* the driver's Innerversion: its release line */
-    char driver_compat[256]; /* its compatible_version: CANN release lines */
+    char driver_version[INFO_VALUE_MAX], fw_version[INFO_VALUE_MAX], fw_range[INFO_VALUE_MAX];
+    char driver_inner[INFO_VALUE_MAX];  /* the driver's Innerversion: its release line */
+    char driver_compat[INFO_VALUE_MAX]; /* its compatible_version: CANN release lines */
     bool driver_info, modules;
     size_t nodes_found; /* /dev/davinci<N> present */
     const char *container;
@@ -60,7 +64,7 @@ static size_t count_davinci_nodes(const asc_state *st)
 static void add_info_fact(cJSON *o, const char *text, const char *key, const char *name,
                           const char *path, char *keep, size_t keep_size)
 {
-    char v[256];
+    char v[INFO_VALUE_MAX];
     if (sc_ascend_info_get(text, key, v, sizeof v)) {
         cJSON_AddStringToObject(o, name, v);
         if (keep)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages stackcheck needs to build and test, when they are missing.
 # Needs root (or sudo). Safe to run again: it installs nothing that is already there.
+#   tools/deps.sh             build and test
+#   tools/deps.sh --release   and the portable release and its checks (tools/release.sh)
 set -euo pipefail
 
 packages=(
@@ -16,6 +18,12 @@ packages=(
   # clusters: promtool for the metrics, a one-node Slurm with munge, yamllint for deploy/
   prometheus slurmctld slurmd slurm-client munge yamllint
 )
+if [ "${1:-}" = "--release" ]; then
+  # the portable release and its checks (tools/release.sh, tools/release-check.sh): the arm64
+  # cross toolchain, Debian roots of other suites and machines, running arm64 binaries (binfmt_misc
+  # is not needed: qemu-aarch64-static is run by name), RPMs
+  packages+=(mmdebstrap crossbuild-essential-arm64 qemu-user-static rpm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

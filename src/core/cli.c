@@ -209,7 +209,7 @@ static int apply_option(int c, sc_options *opt)
         if (*end || opt->app_repeat < 1 || opt->app_repeat > 10000)
             return usage_error("invalid --app-repeat '%s' (1 to 10000)", optarg);
         break;
-    case OPT_VERSION: printf("stackcheck %s\n", SC_VERSION); return 1;
+    case OPT_VERSION: printf("stackcheck %s (%s)\n", SC_VERSION, sc_build_info()); return 1;
     case 'h': fputs(usage_text, stdout); return 1;
     default: return apply_cluster_option(c, opt);
     }

@@ -24,9 +24,32 @@
 #define RESULT_MAX (64u << 20) /* a result larger than this is an error, not a memory blow-up */
 #define KILL_WAIT_MS 5000.0    /* a killed child stuck in the kernel is not waited for longer */
 
+/* The standard signals' names, from a table rather than sigabbrev_np (glibc 2.32), so the
+ * portable build runs on glibc 2.17; the numbers come from <signal.h> of the target. */
+static const char *signal_abbrev(int sig)
+{
+    static const struct {
+        int sig;
+        const char *name;
+    } names[] = {
+        {SIGHUP, "HUP"},   {SIGINT, "INT"},       {SIGQUIT, "QUIT"}, {SIGILL, "ILL"},
+        {SIGTRAP, "TRAP"}, {SIGABRT, "ABRT"},     {SIGBUS, "BUS"},   {SIGFPE, "FPE"},
+        {SIGKILL, "KILL"}, {SIGUSR1, "USR1"},     {SIGSEGV, "SEGV"}, {SIGUSR2, "USR2"},
+        {SIGPIPE, "PIPE"}, {SIGALRM, "ALRM"},     {SIGTERM, "TERM"}, {SIGSTKFLT, "STKFLT"},
+        {SIGCHLD, "CHLD"}, {SIGCONT, "CONT"},     {SIGSTOP, "STOP"}, {SIGTSTP, "TSTP"},
+        {SIGTTIN, "TTIN"}, {SIGTTOU, "TTOU"},     {SIGURG, "URG"},   {SIGXCPU, "XCPU"},
+        {SIGXFSZ, "XFSZ"}, {SIGVTALRM, "VTALRM"}, {SIGPROF, "PROF"}, {SIGWINCH, "WINCH"},
+        {SIGPOLL, "POLL"}, {SIGPWR, "PWR"},       {SIGSYS, "SYS"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].sig == sig)
+            return names[i].name;
+    return NULL;
+}
+
 const char *sc_signal_name(int sig, char *buf, size_t size)
 {
-    const char *abbrev = sigabbrev_np(sig);
+    const char *abbrev = signal_abbrev(sig);
     if (abbrev)
         snprintf(buf, size, "SIG%s", abbrev);
     else

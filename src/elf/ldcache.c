@@ -16,6 +16,7 @@
 #define NEW_ENTRY 24
 #define OLD_HEADER 16 /* magic[11], padding, u32 nlibs */
 #define OLD_ENTRY 12
+#define SC_LDCACHE_MAX_RANK 1000 /* the rank of a subdirectory when none are known */
 
 /* The NUL-terminated string at base+off, or NULL when it does not end inside the buffer. */
 static const char *str_at(const char *buf, size_t size, size_t base, uint64_t off)
@@ -146,18 +147,46 @@ int32_t sc_ldcache_flags_for(uint8_t elf_class, uint16_t machine)
     return 0;
 }
 
+/* The rank of the subdirectory path lies in (0 best), or -1 when it lies in none of subdirs:
+ * ldconfig records the path, and the subdirectory is the end of its directory. */
+static int subdir_rank(const char *path, const char *const *subdirs)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) : 0;
+    for (int i = 0; subdirs[i]; i++) {
+        size_t n = strlen(subdirs[i]);
+        if (dir_len > n && path[dir_len - n - 1] == '/' &&
+            strncmp(path + dir_len - n, subdirs[i], n) == 0)
+            return i;
+    }
+    return -1;
+}
+
 const char *sc_ldcache_lookup(const sc_ldcache *cache, const char *soname, int32_t flags)
 {
-    const char *hwcaps = NULL;
+    return sc_ldcache_lookup_subdirs(cache, soname, flags, NULL);
+}
+
+/* The first index of the sorted entries whose key is not below soname. */
+static size_t first_of(const sc_ldcache *cache, const char *soname)
+{
     size_t lo = 0, hi = cache->count;
-    while (lo < hi) { /* the first entry whose key is not below soname */
+    while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (strcmp(cache->entries[cache->order[mid]].key, soname) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    for (size_t k = lo; k < cache->count; k++) {
+    return lo;
+}
+
+const char *sc_ldcache_lookup_subdirs(const sc_ldcache *cache, const char *soname, int32_t flags,
+                                      const char *const *subdirs)
+{
+    const char *plain = NULL, *best = NULL;
+    int best_rank = -1;
+    for (size_t k = first_of(cache, soname); k < cache->count; k++) {
         const sc_ldcache_entry *e = &cache->entries[cache->order[k]];
         if (strcmp(e->key, soname) != 0)
             break;
@@ -165,12 +194,20 @@ const char *sc_ldcache_lookup(const sc_ldcache *cache, const char *soname, int32
             continue;
         if (flags && (e->flags & SC_LDCACHE_ARCH_MASK) != (flags & SC_LDCACHE_ARCH_MASK))
             continue;
-        if (e->hwcap == 0)
-            return e->value;
-        if (!hwcaps)
-            hwcaps = e->value;
+        if (e->hwcap == 0) {
+            plain = plain ? plain : e->value;
+            continue;
+        }
+        /* Unknown subdirectories: such an entry only when there is no plain one. */
+        int rank = subdirs ? subdir_rank(e->value, subdirs) : SC_LDCACHE_MAX_RANK;
+        if (rank >= 0 && (!best || rank < best_rank)) {
+            best = e->value;
+            best_rank = rank;
+        }
     }
-    return hwcaps;
+    if (best && (subdirs || !plain))
+        return best;
+    return plain;
 }
 
 void sc_ldcache_free(sc_ldcache *cache)

@@ -16,9 +16,6 @@
 #include "sc_elf.h"
 #include "sc_util.h"
 
-static const char *const debian_defaults[] = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-                                              "/lib", "/usr/lib", NULL};
-
 static const char *const via_names[] = {"direct",    "rpath",        "ld_library_path",
                                         "runpath",   "cache",        "default",
                                         "not_found", "not_searched", "ld.so.conf"};
@@ -45,6 +42,12 @@ static size_t dst_len(const char *p, const char *end, const char *name)
 
 bool sc_ld_expand(const char *entry, size_t len, const char *origin, char *out, size_t size)
 {
+    return sc_ld_expand_for(sc_ld_target_default(), entry, len, origin, out, size);
+}
+
+bool sc_ld_expand_for(const sc_ld_target *t, const char *entry, size_t len, const char *origin,
+                      char *out, size_t size)
+{
     const char *p = entry, *end = entry + len;
     size_t o = 0;
     while (p < end) {
@@ -54,9 +57,9 @@ bool sc_ld_expand(const char *entry, size_t len, const char *origin, char *out, 
             if ((skip = dst_len(p, end, "ORIGIN")) != 0)
                 repl = origin ? origin : ".";
             else if ((skip = dst_len(p, end, "LIB")) != 0)
-                repl = "lib/x86_64-linux-gnu";
+                repl = t->lib;
             else if ((skip = dst_len(p, end, "PLATFORM")) != 0)
-                repl = "x86_64";
+                repl = t->platform;
         }
         if (!repl) {
             repl = p;
@@ -116,30 +119,49 @@ typedef struct {
     const sc_ld_object *owner; /* NULL: what alone */
 } list_source;
 
-/* Searches each directory of list for name: 1 found (hit filled), 0 not there, or -EDQUOT. */
+/* Looks for name in directory d: 1 found (hit filled), 0 not there, or -EDQUOT. */
+static int search_dir(const sc_ldresolver *r, sc_ld_dir *d, const char *name, sc_found_via via,
+                      list_source src, sc_ld_hit *hit)
+{
+    char path[PATH_MAX], source[PATH_MAX + 32];
+    int may = sc_ld_search_may_hold(r->search, d, name), fd;
+    if (may < 0)
+        return may;
+    if (!may || !sc_fmt(path, sizeof path, "%s/%s", d->path, name))
+        return 0;
+    if (!sc_ld_search_charge(r->search))
+        return -EDQUOT;
+    if ((fd = usable(r, path)) < 0) {
+        sc_ld_search_missed(r->search, d);
+        return 0;
+    }
+    if (src.owner)
+        snprintf(source, sizeof source, "%s of %s", src.what,
+                 src.owner->name ? src.owner->name : "?");
+    else
+        snprintf(source, sizeof source, "%s", src.what);
+    return hit_set(hit, fd, path, via, d->path, source);
+}
+
+/* Searches each directory of list for name, each after its hardware-capability subdirectories
+ * (none exists where the directory does not, and one found absent costs nothing again): 1 found
+ * (hit filled), 0 not there, or -EDQUOT. */
 static int search_list(const sc_ldresolver *r, const sc_ld_list *list, const char *name,
                        sc_found_via via, list_source src, sc_ld_hit *hit)
 {
     for (int i = 0; list && i < list->count; i++) {
-        sc_ld_dir *d = list->dirs[i];
-        char path[PATH_MAX], source[PATH_MAX + 32];
-        int may = sc_ld_search_may_hold(r->search, d, name), fd;
-        if (may < 0)
-            return may;
-        if (!may || !sc_fmt(path, sizeof path, "%s/%s", d->path, name))
-            continue;
-        if (!sc_ld_search_charge(r->search))
-            return -EDQUOT;
-        if ((fd = usable(r, path)) < 0) {
-            sc_ld_search_missed(r->search, d);
-            continue;
+        sc_ld_dir *d = list->dirs[i], **subs;
+        int n = sc_ld_search_subdirs(r->search, d, &subs), rc = 0;
+        if (n > 0 && (rc = sc_ld_search_present(r->search, d)) < 0)
+            return rc;
+        for (int j = 0; rc > 0 && j < n; j++) {
+            int found =
+                subs[j]->state == SC_DIR_ABSENT ? 0 : search_dir(r, subs[j], name, via, src, hit);
+            if (found != 0)
+                return found;
         }
-        if (src.owner)
-            snprintf(source, sizeof source, "%s of %s", src.what,
-                     src.owner->name ? src.owner->name : "?");
-        else
-            snprintf(source, sizeof source, "%s", src.what);
-        return hit_set(hit, fd, path, via, d->path, source);
+        if ((rc = search_dir(r, d, name, via, src, hit)) != 0)
+            return rc;
     }
     return 0;
 }
@@ -177,11 +199,24 @@ static int search_rpaths(const sc_ldresolver *r, const sc_ld_object *req, const 
     return 0;
 }
 
+/* The cache's entry for name, as the target's loader picks it among the hardware-capability
+ * subdirectories it searches. */
+static const char *cache_lookup(const sc_ldresolver *r, const char *name)
+{
+    const sc_ld_target *t = r->target;
+    const char *subdirs[SC_LD_MAX_SUBDIRS + 1];
+    int n = 0;
+    for (; n < t->subdir_count; n++)
+        subdirs[n] = t->subdirs[n];
+    subdirs[n] = NULL;
+    return sc_ldcache_lookup_subdirs(r->cache, name, sc_ldcache_flags_for(r->elf_class, r->machine),
+                                     t->glibc_minor >= 0 ? subdirs : NULL);
+}
+
 static int search_system(const sc_ldresolver *r, const char *name, sc_ld_hit *hit)
 {
     if (r->cache) {
-        const char *path =
-            sc_ldcache_lookup(r->cache, name, sc_ldcache_flags_for(r->elf_class, r->machine));
+        const char *path = cache_lookup(r, name);
         if (path && !sc_ld_search_charge(r->search))
             return -EDQUOT;
         int fd = path ? usable(r, path) : -1;
@@ -193,7 +228,7 @@ static int search_system(const sc_ldresolver *r, const char *name, sc_ld_hit *hi
         (rc = search_list(r, sc_ld_search_fixed(r->search, r->conf_dirs, "/etc/ld.so.conf"), name,
                           SC_VIA_CONF, (list_source){"/etc/ld.so.conf", NULL}, hit)) != 0)
         return rc;
-    const char *const *dirs = r->default_dirs ? r->default_dirs : debian_defaults;
+    const char *const *dirs = r->default_dirs ? r->default_dirs : r->target->default_dirs;
     return search_list(r, sc_ld_search_fixed(r->search, dirs, "the default directories"), name,
                        SC_VIA_DEFAULT, (list_source){"default directories", NULL}, hit);
 }
@@ -206,7 +241,8 @@ static int search(const sc_ldresolver *r, const sc_ld_object *req, const char *n
         return -EDQUOT;
     if (strchr(name, '/')) {
         char path[PATH_MAX];
-        if (!sc_ld_expand(name, strlen(name), req ? req->origin : NULL, path, sizeof path))
+        if (!sc_ld_expand_for(r->target, name, strlen(name), req ? req->origin : NULL, path,
+                              sizeof path))
             return 0;
         if (!sc_ld_search_charge(r->search))
             return -EDQUOT;
@@ -238,6 +274,7 @@ int sc_ldresolve(const sc_ldresolver *r, const sc_ld_object *req, const char *na
     sc_ld_search *private = NULL;
     if (!r->search && !(with_search.search = private = sc_ld_search_new(r->root)))
         return -ENOMEM;
+    with_search.target = sc_ld_search_target_for(with_search.search, r);
     int rc = search(&with_search, req, name, hit);
     if (rc < 0) {
         hit->via = SC_VIA_NOT_SEARCHED;

@@ -34,6 +34,8 @@ struct sc_ld_search {
         sc_ld_list *list;
     } fixed[FIXED_LISTS]; /* the default directories, the ld.so.conf stand-in */
     sc_ld_budget budget;
+    const sc_ld_target *target; /* the loader the lists are parsed for */
+    sc_ld_target found;         /* the target found in the root, when none was given */
 };
 
 sc_ld_search *sc_ld_search_new(const sc_root *root)
@@ -114,6 +116,25 @@ static void note_cut(sc_ld_search *s, const char *source, int entries)
                  entries);
 }
 
+void sc_ld_search_set_target(sc_ld_search *s, const sc_ld_target *t)
+{
+    s->target = t;
+}
+
+const sc_ld_target *sc_ld_search_target_for(sc_ld_search *s, const sc_ldresolver *r)
+{
+    if (r->target) {
+        if (!s->target)
+            s->target = r->target;
+        return r->target;
+    }
+    if (!s->target) {
+        sc_ld_target_detect(s->root, r->elf_class, r->machine, &s->found);
+        s->target = &s->found;
+    }
+    return s->target;
+}
+
 /* Adds the directory of one entry to l (its array of cap) unless it holds it already or is full;
  * false when out of memory. */
 static bool add_entry(sc_ld_search *s, sc_ld_list *l, size_t *cap, const char *entry, size_t len,
@@ -122,7 +143,8 @@ static bool add_entry(sc_ld_search *s, sc_ld_list *l, size_t *cap, const char *e
     char dir[PATH_MAX];
     if (len == 0)
         snprintf(dir, sizeof dir, ".");
-    else if (!sc_ld_expand(entry, len, origin, dir, sizeof dir))
+    else if (!sc_ld_expand_for(s->target ? s->target : sc_ld_target_default(), entry, len, origin,
+                               dir, sizeof dir))
         return true; /* too long to open: the loader cannot search it either */
     sc_ld_dir *d = dir_of(s, dir);
     if (!d)
@@ -139,6 +161,23 @@ static bool add_entry(sc_ld_search *s, sc_ld_list *l, size_t *cap, const char *e
     d->mark = s->lists;
     l->count = (int)count;
     return true;
+}
+
+int sc_ld_search_subdirs(sc_ld_search *s, sc_ld_dir *d, sc_ld_dir ***subs)
+{
+    const sc_ld_target *t = s->target ? s->target : sc_ld_target_default();
+    if (!d->subs_made && t->subdir_count > 0) {
+        sc_ld_dir **made = own(s, calloc((size_t)t->subdir_count, sizeof *made));
+        char path[PATH_MAX];
+        for (int i = 0; made && i < t->subdir_count; i++)
+            if (sc_fmt(path, sizeof path, "%s/%s", d->path, t->subdirs[i]) &&
+                (made[d->sub_count] = dir_of(s, path)) != NULL)
+                d->sub_count++;
+        d->subs = made;
+    }
+    d->subs_made = true;
+    *subs = d->subs;
+    return d->sub_count;
 }
 
 /* A new empty list, owned by the search; NULL when out of memory. */
@@ -256,20 +295,28 @@ static void check_dir(sc_ld_search *s, sc_ld_dir *d)
     d->state = absent ? SC_DIR_ABSENT : SC_DIR_PRESENT;
 }
 
+int sc_ld_search_present(sc_ld_search *s, sc_ld_dir *d)
+{
+    if (d->state == SC_DIR_UNKNOWN) {
+        if (!sc_ld_search_charge(s))
+            return -EDQUOT;
+        check_dir(s, d);
+    }
+    return d->state != SC_DIR_ABSENT;
+}
+
 int sc_ld_search_may_hold(sc_ld_search *s, sc_ld_dir *d, const char *name)
 {
     if (s->budget.spent)
         return -EDQUOT;
     if (++s->budget.steps > SC_LD_MAX_STEPS)
         return spend(s, "search steps");
-    if (d->state == SC_DIR_UNKNOWN) {
-        if (!sc_ld_search_charge(s))
-            return -EDQUOT;
-        check_dir(s, d);
-    }
+    int present = sc_ld_search_present(s, d);
+    if (present <= 0)
+        return present;
     if (d->state == SC_DIR_LISTED)
         return sc_symset_has(&d->names, name);
-    return d->state == SC_DIR_PRESENT;
+    return 1;
 }
 
 /* Reads the names of d into a NUL-separated buffer; false when it cannot be read, is too large

@@ -23,6 +23,9 @@ typedef struct sc_ld_dir {
     unsigned mark;   /* the last list that took it: each list holds a directory once */
     sc_symset names; /* when listed; the names point into store */
     char *store;
+    struct sc_ld_dir **subs; /* its hardware-capability subdirectories for the target, best first */
+    int sub_count;
+    bool subs_made;
 } sc_ld_dir;
 
 /* A search list (RPATH, RUNPATH, LD_LIBRARY_PATH, the default directories), its entries
@@ -50,11 +53,19 @@ sc_ld_list *sc_ld_search_fixed(sc_ld_search *s, const char *const *dirs, const c
 /* Whether name may be in d: 1 (open it to see), 0 (it is not), or -EDQUOT when a budget ran out.
  * Counts a search step, and the check of a directory seen for the first time. */
 int sc_ld_search_may_hold(sc_ld_search *s, sc_ld_dir *d, const char *name);
+/* Whether d exists as a directory: 1, 0, or -EDQUOT; checked once (a file-system check). */
+int sc_ld_search_present(sc_ld_search *s, sc_ld_dir *d);
 /* Charges one file-system check (an open); false when the budget ran out. */
 bool sc_ld_search_charge(sc_ld_search *s);
 /* Notes that name was not found in d; a directory that misses often is listed once. */
 void sc_ld_search_missed(sc_ld_search *s, sc_ld_dir *d);
 /* Notes a lookup given up because a budget ran out. */
 void sc_ld_search_gave_up(sc_ld_search *s, const char *name);
+/* The hardware-capability subdirectories of d the target's loader searches before d, best first
+ * (made on first use, owned by the search): their count, and the array in *subs. */
+int sc_ld_search_subdirs(sc_ld_search *s, sc_ld_dir *d, sc_ld_dir ***subs);
+/* The loader r's lookups follow: r's target, else the search's, else the one found in the root
+ * for r's class and machine; the search keeps it for the lists it parses from then on. */
+const sc_ld_target *sc_ld_search_target_for(sc_ld_search *s, const sc_ldresolver *r);
 
 #endif

@@ -41,6 +41,12 @@ int sc_ldcache_load(const sc_root *root, sc_ldcache *cache, sc_error *err);
  * Like glibc, the first matching entry wins; entries for a glibc-hwcaps subdirectory are only
  * used when no plain entry exists. */
 const char *sc_ldcache_lookup(const sc_ldcache *cache, const char *soname, int32_t flags);
+/* The path of soname as a loader that searches these hardware-capability subdirectories (best
+ * first, NULL-terminated: "glibc-hwcaps/x86-64-v3", "tls", "x86_64") picks it: the entry in the
+ * best of them that has one, else the plain entry; an entry of a subdirectory the loader does not
+ * search is passed over. subdirs NULL: not known, as sc_ldcache_lookup. */
+const char *sc_ldcache_lookup_subdirs(const sc_ldcache *cache, const char *soname, int32_t flags,
+                                      const char *const *subdirs);
 /* The entry flags the loader requires for an ELF object of this class and machine; 0 when the
  * cache format has no flag for it (then any libc6 entry is accepted). */
 int32_t sc_ldcache_flags_for(uint8_t elf_class, uint16_t machine);

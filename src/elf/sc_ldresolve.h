@@ -1,9 +1,11 @@
 /* The search of glibc's loader (elf/dl-load.c) for one DT_NEEDED name, reading files only: a name
  * with a slash as it is; DT_RPATH of the requester and its loaders when the requester has no
  * DT_RUNPATH; LD_LIBRARY_PATH; the requester's DT_RUNPATH; ld.so.cache and the default
- * directories unless DF_1_NODEFLIB. $ORIGIN, $LIB and $PLATFORM are expanded. Every candidate is
- * opened inside the root; one of another ELF class or machine is skipped, as ld.so does, and any
- * other file that opens ends the search there (ld.so fails on it: "invalid ELF header").
+ * directories unless DF_1_NODEFLIB. $ORIGIN, $LIB and $PLATFORM are expanded, and the
+ * hardware-capability subdirectories of each directory searched before it, as the target's loader
+ * does (sc_ldtarget.h). Every candidate is opened inside the root; one of another ELF class or
+ * machine is skipped, as ld.so does, and any other file that opens ends the search there (ld.so
+ * fails on it: "invalid ELF header").
  * The lookups of one analysis share a search state that bounds their work: each list parsed once
  * with each directory once, a directory that does not exist checked once, one that misses often
  * listed once, and budgets of directories per list, file-system checks and search steps. */
@@ -14,6 +16,7 @@
 #include <stdint.h>
 
 #include "sc_ldcache.h"
+#include "sc_ldtarget.h"
 #include "sc_sysroot.h"
 
 typedef enum {
@@ -67,11 +70,15 @@ typedef struct {
     const sc_ld_object *main;    /* the main object (its DT_RPATH ends every chain) */
     uint8_t elf_class;           /* candidates must match the main object's class and machine */
     uint16_t machine;
-    const char *const *default_dirs; /* NULL-terminated; NULL: Debian's multiarch defaults */
+    const char *const *default_dirs; /* NULL-terminated; NULL: the target's loader's */
     /* Where the root has no cache: the directories ldconfig would have put in it (from
      * /etc/ld.so.conf, sc_ldconf.h), searched in its place; NULL-terminated, NULL for none. */
     const char *const *conf_dirs;
     sc_ld_search *search; /* shared by the lookups; NULL: a private one per lookup */
+    /* The loader of the target: its default directories, $LIB, $PLATFORM and subdirectories.
+     * NULL: the search's (sc_ld_search_set_target), else found in the root for elf_class and
+     * machine (the root's own programs' when elf_class is 0). */
+    const sc_ld_target *target;
 } sc_ldresolver;
 
 typedef struct {
@@ -99,8 +106,14 @@ void sc_ld_search_free(sc_ld_search *s);
 int sc_ld_search_prepare(sc_ld_search *s, sc_ld_object *obj);
 /* What the search did so far and where it was cut. */
 const sc_ld_budget *sc_ld_search_budget(const sc_ld_search *s);
-/* Expands $ORIGIN/${ORIGIN}, $LIB and $PLATFORM in one search-path entry into out; returns false
- * when the result does not fit. */
+/* Expands $ORIGIN/${ORIGIN}, $LIB and $PLATFORM in one search-path entry into out, as the
+ * target's loader expands them; returns false when the result does not fit. */
+bool sc_ld_expand_for(const sc_ld_target *t, const char *entry, size_t len, const char *origin,
+                      char *out, size_t size);
+/* sc_ld_expand_for with sc_ld_target_default(). */
 bool sc_ld_expand(const char *entry, size_t len, const char *origin, char *out, size_t size);
+/* The loader the search's lists are parsed for (set before any list is parsed: $LIB, $PLATFORM
+ * and the subdirectories depend on it); without one, sc_ldresolve sets the resolver's. */
+void sc_ld_search_set_target(sc_ld_search *s, const sc_ld_target *t);
 
 #endif

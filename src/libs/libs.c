@@ -71,7 +71,9 @@ static int analysis_init(analysis *a, const sc_root *root, const sc_libs_config 
 }
 
 /* The loader's search for the file's dependencies, set up as for the runtime probes' picks
- * (sc_loader.h): the file's class and machine, the search path and the root's ld.so.cache. */
+ * (sc_loader.h) for the loader of the root for the file's class and machine (sc_ldtarget.h): the
+ * search path and the root's ld.so.cache. The file's own lists were parsed when it was opened,
+ * before its class was known: they are parsed again for that loader. */
 static int resolver_init(analysis *a, sc_error *err)
 {
     if (sc_loader_open(&a->loader, a->root, a->cfg->ld_library_path) < 0)
@@ -80,6 +82,10 @@ static int resolver_init(analysis *a, sc_error *err)
     const sc_elf_info *info = &a->nodes[0]->file->info;
     a->resolver =
         sc_loader_resolver(&a->loader, &a->nodes[0]->ld, info->elf_class, info->machine, a->search);
+    sc_ld_target_detect(a->root, info->elf_class, info->machine, &a->target);
+    a->resolver.target = &a->target;
+    sc_ld_search_set_target(a->search, &a->target);
+    sc_ld_search_prepare(a->search, &a->nodes[0]->ld);
     return 0;
 }
 

@@ -69,6 +69,7 @@ typedef struct {
     sc_loader loader; /* the root's cache (or ld.so.conf stand-in) and search path */
     bool have_loader;
     sc_ldresolver resolver;
+    sc_ld_target target;   /* the loader of the root, for the file's class and machine */
     sc_ld_search *search;  /* the resolver's: directories, lists and budgets of this analysis */
     sc_symset names;       /* names and sonames already loaded */
     sc_symset files;       /* real paths already loaded */

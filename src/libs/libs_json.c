@@ -1,6 +1,8 @@
 /* The JSON of a libraries analysis: the inspected file, each library of its tree and how the
  * loader found it. */
 
+#include <stdio.h>
+
 #include "libs_internal.h"
 #include "sc_json.h"
 
@@ -29,6 +31,26 @@ static cJSON *library_json(const analysis *a, const node *n)
     return o;
 }
 
+/* The loader model the tree was resolved with: what the target's glibc searches. */
+static cJSON *loader_json(const sc_ld_target *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "layout", t->layout);
+    cJSON *dirs = cJSON_AddArrayToObject(o, "default_dirs");
+    for (int i = 0; t->default_dirs[i]; i++)
+        cJSON_AddItemToArray(dirs, cJSON_CreateString(t->default_dirs[i]));
+    cJSON_AddStringToObject(o, "lib", t->lib);
+    cJSON_AddStringToObject(o, "platform", t->platform);
+    char glibc[16];
+    snprintf(glibc, sizeof glibc, "2.%d", t->glibc_minor);
+    sc_fact_str(o, "glibc", t->glibc_minor >= 0 ? glibc : NULL,
+                "no libc.so.6 of this class and machine in the default directories");
+    cJSON *subdirs = cJSON_AddArrayToObject(o, "subdirectories");
+    for (int i = 0; i < t->subdir_count; i++)
+        cJSON_AddItemToArray(subdirs, cJSON_CreateString(t->subdirs[i]));
+    return o;
+}
+
 cJSON *sc_libs_file_json(analysis *a)
 {
     const node *f = a->nodes[0];
@@ -38,6 +60,7 @@ cJSON *sc_libs_file_json(analysis *a)
     sc_fact_str(o, "soname", f->file->info.soname, "the file has no DT_SONAME");
     cJSON_AddStringToObject(o, "root", f->root_path);
     cJSON_AddStringToObject(o, "root_kind", sc_root_kind_name(f->root_kind));
+    cJSON_AddItemToObject(o, "loader", loader_json(&a->target));
     cJSON *libs = cJSON_AddArrayToObject(o, "libraries");
     for (int i = 1; i < a->count; i++)
         cJSON_AddItemToArray(libs, library_json(a, a->nodes[i]));

@@ -10,16 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The class and machine of this program: dlopen only takes objects of its own. */
-static uint16_t program_machine(void)
-{
-#if defined(__aarch64__)
-    return EM_AARCH64;
-#else
-    return EM_X86_64;
-#endif
-}
-
 int sc_loader_open(sc_loader *l, const sc_root *root, const char *ld_library_path)
 {
     sc_error err;
@@ -27,6 +17,9 @@ int sc_loader_open(sc_loader *l, const sc_root *root, const char *ld_library_pat
     l->root = root;
     l->ld_library_path = ld_library_path;
     l->program = (sc_ld_object){.name = "the program", .origin = "/"};
+    /* The program that would dlopen the library is one of the root's: its loader (layout, glibc,
+     * subdirectories) and its class and machine, which dlopen requires (this one's, live). */
+    sc_ld_target_detect(root, 0, 0, &l->target);
     l->have_cache = sc_ldcache_load(root, &l->cache, &err) == 0;
     /* glibc's loader reads only the cache. A root without one is an image before ldconfig ran,
      * or a fixture: the directories ldconfig would index stand in for it (found_via
@@ -51,14 +44,17 @@ void sc_loader_close(sc_loader *l)
 sc_ldresolver sc_loader_resolver(const sc_loader *l, const sc_ld_object *main, uint8_t elf_class,
                                  uint16_t machine, sc_ld_search *search)
 {
-    return (sc_ldresolver){.root = l->root,
-                           .ld_library_path = l->ld_library_path,
-                           .cache = l->have_cache ? &l->cache : NULL,
-                           .main = main ? main : &l->program,
-                           .elf_class = elf_class,
-                           .machine = machine,
-                           .conf_dirs = l->conf.count ? (const char *const *)l->conf.dirs : NULL,
-                           .search = search};
+    return (sc_ldresolver){
+        .root = l->root,
+        .ld_library_path = l->ld_library_path,
+        .cache = l->have_cache ? &l->cache : NULL,
+        .main = main ? main : &l->program,
+        .elf_class = elf_class,
+        .machine = machine,
+        .conf_dirs = l->conf.count ? (const char *const *)l->conf.dirs : NULL,
+        .search = search,
+        .target =
+            elf_class == l->target.elf_class && machine == l->target.machine ? &l->target : NULL};
 }
 
 /* Fills pick from a hit of the resolver. */
@@ -83,7 +79,7 @@ bool sc_loader_find(sc_loader *l, const char *name, sc_loader_pick *pick)
     pick->found = false;
     pick->found_via = sc_found_via_name(SC_VIA_NOT_FOUND);
     pick->via = SC_VIA_NOT_FOUND;
-    sc_ldresolver r = sc_loader_resolver(l, NULL, ELFCLASS64, program_machine(), NULL);
+    sc_ldresolver r = sc_loader_resolver(l, NULL, l->target.elf_class, l->target.machine, NULL);
     sc_ld_hit hit;
     if (sc_ldresolve(&r, &l->program, name, &hit) < 0)
         return false;

@@ -142,7 +142,7 @@ static int list_append(sc_pci_list *list, size_t *cap, const char *name)
     }
     sc_pci_device *d = &list->items[list->count++];
     memset(d, 0, sizeof *d);
-    snprintf(d->address, sizeof d->address, "%s", name);
+    sc_fmt(d->address, sizeof d->address, "%s", name); /* the caller takes names that fit */
     return 0;
 }
 

@@ -24,6 +24,7 @@ typedef struct {
     bool have_cache;
     sc_ldconf conf;       /* without a cache: what ldconfig would have put in one */
     sc_ld_object program; /* the main program: no RPATH or RUNPATH of its own */
+    sc_ld_target target;  /* the loader of the root's own programs (this one's, live) */
     sc_roots *roots;      /* classifies the picks; made on first use */
 } sc_loader;
 

@@ -10,7 +10,9 @@ import tempfile
 import time
 import unittest
 
-STACKCHECK = os.environ.get("STACKCHECK", "build/stackcheck")
+# SC_TEST_BINARY runs the tests against another binary than the build's (the release binary:
+# tools/release-check.sh); ctest sets STACKCHECK per test, and passes SC_TEST_BINARY through.
+STACKCHECK = os.environ.get("SC_TEST_BINARY") or os.environ.get("STACKCHECK", "build/stackcheck")
 SOURCE_DIR = os.environ.get("SC_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 BUILD_DIR = os.environ.get("SC_BUILD_DIR", os.path.join(SOURCE_DIR, "build"))

@@ -30,7 +30,26 @@ class CommandLine(unittest.TestCase):
             self.assertIn(opt, r.stdout)
         r = sclib.run(["--version"], json_file=False)
         self.assertEqual(r.rc, 0)
-        self.assertRegex(r.stdout, r"^stackcheck \d+\.\d+\.\d+\n$")
+        self.assertRegex(r.stdout, r"^stackcheck \d+\.\d+\.\d+ \((portable|native), "
+                                   r"(x86_64|aarch64), glibc >= 2\.\d+\)\n$")
+        # the release checks run these tests against the portable binary: it must be the one run
+        if os.environ.get("SC_TEST_BINARY"):
+            self.assertIn("(portable, ", r.stdout)
+
+    def test_readme_starts_with_the_fresh_node(self):
+        """README: a fresh node without build tools first (copy the tarball, unpack, run), then
+        building from source, then the quick start; the --version line it quotes is the one a
+        portable build of this version writes."""
+        with open(os.path.join(sclib.SOURCE_DIR, "README.md")) as f:
+            text = f.read()
+        heads = re.findall(r"^## (.*)$", text, re.M)
+        self.assertEqual(heads[:3], ["On a fresh node, without build tools",
+                                     "Building from source", "Quick start (fresh Debian 12)"])
+        fresh = " ".join(text.split("\n## ")[1].split())
+        version = re.match(r"stackcheck (\S+) ", sclib.run(["--version"], json_file=False).stdout)
+        self.assertIn("tar xzf stackcheck-%s-linux-x86_64.tar.gz" % version.group(1), fresh)
+        self.assertIn("`stackcheck %s (portable, x86_64, glibc >= 2.17)`" % version.group(1),
+                      fresh)
 
     def test_usage_errors_exit_2(self):
         for args in (["--bogus"], ["--timeout", "abc"], ["--timeout", "-1"], ["extra"],

@@ -23,6 +23,7 @@
 #include "sc_diff.h"
 #include "sc_runner.h"
 #include "sc_snapshot.h"
+#include "sc_util.h"
 
 #define SNAPSHOTS_MAX 64
 
@@ -61,7 +62,7 @@ static void must(int rc, const char *what, const char *path)
 static void write_text(const char *dir, const char *name, const char *text)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    must(sc_fmt(path, sizeof path, "%s/%s", dir, name) ? 0 : -1, "path too long", dir);
     FILE *f = fopen(path, "w");
     must(f ? 0 : -1, "cannot write", path);
     fputs(text, f);
@@ -73,14 +74,15 @@ static void write_text(const char *dir, const char *name, const char *text)
 static void link_stub(const char *stub, const char *dir, const char *name, bool hard)
 {
     char from[4200], to[4200];
-    snprintf(from, sizeof from, "%s/lib%s.so", getenv("SC_STUB_DIR"), stub);
-    snprintf(to, sizeof to, "%s/%s", dir, name);
+    must(sc_fmt(from, sizeof from, "%s/lib%s.so", getenv("SC_STUB_DIR"), stub) ? 0 : -1,
+         "path too long", stub);
+    must(sc_fmt(to, sizeof to, "%s/%s", dir, name) ? 0 : -1, "path too long", dir);
     must(hard ? link(from, to) : symlink(from, to), "cannot link", to);
 }
 
 static void make_dir(const char *dir, const char *name, char *path, size_t size)
 {
-    snprintf(path, size, "%s/%s", dir, name);
+    must(sc_fmt(path, size, "%s/%s", dir, name) ? 0 : -1, "path too long", dir);
     must(mkdir(path, 0755), "cannot make", path);
 }
 

@@ -81,6 +81,36 @@ static void test_new_format(void **state)
     sc_ldcache_free(&c);
 }
 
+/* A loader that knows its subdirectories takes the entry of the best one it searches over the
+ * plain entry, as glibc 2.33+ ranks glibc-hwcaps entries and older ones take the legacy hwcap
+ * entries ldconfig sorts first; entries of subdirectories it does not search are passed over. */
+static void test_subdirectory_entries(void **state)
+{
+    (void)state;
+    image im = {.len = 0};
+    const int32_t flags[] = {x86, x86, x86, x86, x86};
+    const char *keys[] = {"libh.so.1", "libh.so.1", "libh.so.1", "libh.so.1", "libh.so.1"};
+    const char *vals[] = {"/usr/lib64/glibc-hwcaps/x86-64-v3/libh.so.1",
+                          "/usr/lib64/glibc-hwcaps/x86-64-v2/libh.so.1", "/usr/lib64/tls/libh.so.1",
+                          "/usr/lib64/x86_64/libh.so.1", "/usr/lib64/libh.so.1"};
+    const uint64_t hw[] = {(1ull << 62) | 1, (1ull << 62) | 0, 1ull << 63, 2, 0};
+    im.len = new_table(&im, 0, 5, flags, keys, vals, hw);
+    sc_ldcache c;
+    sc_error err;
+    assert_int_equal(sc_ldcache_parse(im.buf, im.len, &c, &err), 0);
+    const char *v3[] = {"glibc-hwcaps/x86-64-v3", "glibc-hwcaps/x86-64-v2", "tls", "x86_64", NULL};
+    const char *v2[] = {"glibc-hwcaps/x86-64-v2", "tls", "x86_64", NULL};
+    const char *legacy[] = {"tls/x86_64", "tls", "x86_64", NULL};
+    const char *none[] = {NULL};
+    assert_string_equal(sc_ldcache_lookup_subdirs(&c, "libh.so.1", x86, v3), vals[0]);
+    assert_string_equal(sc_ldcache_lookup_subdirs(&c, "libh.so.1", x86, v2), vals[1]);
+    assert_string_equal(sc_ldcache_lookup_subdirs(&c, "libh.so.1", x86, legacy), vals[2]);
+    assert_string_equal(sc_ldcache_lookup_subdirs(&c, "libh.so.1", x86, legacy + 2), vals[3]);
+    assert_string_equal(sc_ldcache_lookup_subdirs(&c, "libh.so.1", x86, none), vals[4]);
+    assert_string_equal(sc_ldcache_lookup_subdirs(&c, "libh.so.1", x86, NULL), vals[4]);
+    sc_ldcache_free(&c);
+}
+
 static void test_legacy_formats(void **state)
 {
     (void)state;
@@ -160,9 +190,8 @@ static void test_real_cache(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_new_format),
-        cmocka_unit_test(test_legacy_formats),
-        cmocka_unit_test(test_damaged),
+        cmocka_unit_test(test_new_format),     cmocka_unit_test(test_subdirectory_entries),
+        cmocka_unit_test(test_legacy_formats), cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_real_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
