@@ -229,6 +229,18 @@ static cJSON *device_json(const drv_state *st, const sc_kfd_node *n)
     return o;
 }
 
+/* Nodes with CPU cores: an APU's combined node (cores and SIMDs, from the CRAT) counts as a CPU
+ * node and as a GPU node. */
+static size_t cpu_nodes(const sc_kfd_topology *t)
+{
+    size_t n = 0;
+    uint64_t cores;
+    for (size_t i = 0; i < t->count; i++)
+        n += !sc_kfd_node_is_gpu(&t->nodes[i]) ||
+             (sc_kfd_get(&t->nodes[i].props, "cpu_cores_count", &cores) && cores > 0);
+    return n;
+}
+
 static void read_kfd(drv_state *st)
 {
     sc_error err = {0};
@@ -250,7 +262,7 @@ static void read_kfd(drv_state *st)
     }
     cJSON_AddNumberToObject(kfd, "nodes", (double)st->kfd.count);
     cJSON_AddNumberToObject(kfd, "gpu_nodes", (double)st->gpu_nodes);
-    cJSON_AddNumberToObject(kfd, "cpu_nodes", (double)(st->kfd.count - st->gpu_nodes));
+    cJSON_AddNumberToObject(kfd, "cpu_nodes", (double)cpu_nodes(&st->kfd));
 }
 
 /* No AMD/Hygon accelerator at all: not applicable, naming another vendor's accelerators when there
@@ -267,8 +279,17 @@ static void no_device_verdict(drv_state *st)
                        st->kfd.present ? "it has only CPU nodes" : "there is none");
 }
 
+/* True when the KFD said it skipped a device because the PCIe path rejects atomics. */
+static bool kfd_skipped(const sc_kmsg_result *log)
+{
+    for (size_t i = 0; log && i < log->kept; i++)
+        if (strcmp(log->first[i].kind, "device-skipped") == 0)
+            return true;
+    return false;
+}
+
 /* The device is on PCI but the KFD has no GPU for it: which part of the driver is missing. */
-static void driver_verdict(drv_state *st)
+static void driver_verdict(drv_state *st, const sc_kmsg_result *log)
 {
     const sc_pci_device *d = st->gpus.unbound ? st->gpus.unbound : st->gpus.first;
     char dev[160];
@@ -294,12 +315,16 @@ static void driver_verdict(drv_state *st)
             "(/sys/class/kfd/kfd/topology)",
             st->module, dev);
     else
-        sc_finding(
-            st->res, "amd.kfd-no-gpu", SC_SEV_ERROR,
-            "the GPU is not supported for compute by this driver, or its initialisation failed: "
-            "check dmesg for amdgpu/kfd errors and the ROCm/DTK support list",
-            "KFD topology has %zu node(s), none with SIMDs (CPU only), while PCI shows %s",
-            st->kfd.count, dev);
+        sc_finding(st->res, "amd.kfd-no-gpu", SC_SEV_ERROR,
+                   kfd_skipped(log)
+                       ? "the KFD skipped the GPU because the PCIe path to it does not pass "
+                         "atomic operations: move it to a slot wired to the CPU (no switch "
+                         "without atomics between), or enable PCIe atomics in the firmware setup"
+                       : "the GPU is not supported for compute by this driver, or its "
+                         "initialisation failed: check dmesg for amdgpu/kfd errors and the "
+                         "ROCm/DTK support list",
+                   "KFD topology has %zu node(s), none with SIMDs (CPU only), while PCI shows %s",
+                   st->kfd.count, dev);
 }
 
 /* GPUs present in the KFD: more bound accelerators than KFD GPUs is a warning when no device
@@ -597,7 +622,7 @@ static void run(const sc_ctx *ctx, sc_result *res)
         sc_kmsg_result *log = scan_kernel_log(&st);
         size_t failed = judge_missing_devices(&st, log);
         if (st.gpu_nodes == 0 && failed == 0)
-            driver_verdict(&st);
+            driver_verdict(&st, log);
         else if (st.gpu_nodes > 0)
             coverage_checks(&st, failed), check_device_nodes(&st);
         collect_drm(&st);

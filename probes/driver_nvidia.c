@@ -10,6 +10,7 @@
 #include "sc_accel.h"
 #include "sc_host.h"
 #include "sc_nvidia.h"
+#include "sc_nvidia_pciids.h"
 #include "sc_pci.h"
 #include "sc_util.h"
 
@@ -109,6 +110,18 @@ static void add_info_str(cJSON *o, const char *key, const char *v, const char *p
         sc_fact_null(o, key, "no such line in %s", path);
 }
 
+/* pci_name, compute_capability and architecture from the PCI id, when the table knows it: they
+ * name a GPU whose information file is missing (not bound, probe failed). */
+static void add_pci_identity(cJSON *o, const sc_pci_device *d)
+{
+    const sc_nvidia_pciid *id = sc_nvidia_pciid_lookup(d->device);
+    if (!id)
+        return;
+    cJSON_AddStringToObject(o, "pci_name", id->name);
+    cJSON_AddStringToObject(o, "compute_capability", id->compute_cap);
+    cJSON_AddStringToObject(o, "architecture", id->architecture);
+}
+
 /* One device: PCI identity plus what /proc/driver/nvidia/gpus/<addr>/information says. */
 static cJSON *device_json(nv_state *st, const sc_pci_device *d, size_t index)
 {
@@ -120,6 +133,7 @@ static cJSON *device_json(nv_state *st, const sc_pci_device *d, size_t index)
     snprintf(hex, sizeof hex, "0x%04x", d->device);
     cJSON_AddStringToObject(o, "device_id", hex);
     sc_fact_str(o, "driver", d->driver[0] ? d->driver : NULL, "no driver bound");
+    add_pci_identity(o, d);
     sc_fmt(path, sizeof path, "/proc/driver/nvidia/gpus/%s/information", d->address);
     char *text = NULL;
     long n = sc_root_read(st->ctx->root, path, &text, 64 * 1024);
@@ -400,13 +414,27 @@ static sc_nvidia_kmsg_result *scan_kernel_log(nv_state *st)
     return r;
 }
 
+/* A Tegra/Jetson GPU (no PCI function): its count, the module and the driver's version; the
+ * PCI-based checks (per-GPU files, nodes by minor) do not apply to it. */
+static void platform_gpu_facts(nv_state *st, int gpus)
+{
+    cJSON_AddNumberToObject(st->res->facts, "platform_gpus", gpus);
+    read_module(st);
+    read_proc_version(st);
+    sc_fact_null(st->res->facts, "devices", "a platform (Tegra) GPU is not on PCI");
+}
+
 static void run(const sc_ctx *ctx, sc_result *res)
 {
     nv_state st = {.ctx = ctx, .res = res};
     scan_pci(&st);
     if (st.gpus.ours == 0) {
-        /* driver.devices owns driver.no-accelerator: one verdict for "nothing here" */
-        sc_result_skip(res, true, "no NVIDIA GPU on PCI");
+        sc_error err = {0};
+        int platform = sc_nvidia_platform_gpus(ctx->root, &err);
+        if (platform > 0)
+            platform_gpu_facts(&st, platform);
+        else /* driver.devices owns driver.no-accelerator: one verdict for "nothing here" */
+            sc_result_skip(res, true, "no NVIDIA GPU on PCI");
         sc_pci_list_free(&st.pci);
         return;
     }

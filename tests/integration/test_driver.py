@@ -217,6 +217,8 @@ class Fixtures(DriverCase):
         self.assertIn("amd.kernel-log-errors", ids)  # "skipped device ... PCI rejects atomics"
         self.assertIn("skipped device 1002:67df", r.finding("amd.kernel-log-errors")["message"])
         self.assertIn("0000:04:00.0", r.finding("amd.kfd-no-gpu")["message"])
+        # the remedy follows the kernel's reason: the KFD skipped it for PCIe atomics
+        self.assertIn("does not pass atomic operations", r.finding("amd.kfd-no-gpu")["hint"])
         self.assertEqual(p["facts"]["kfd"]["cpu_nodes"], 1)
         self.assertEqual(p["facts"]["devices"], [])
         self.assertIsNone(p["facts"]["module"]["version"])  # in-kernel amdgpu has no version

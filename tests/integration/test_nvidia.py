@@ -52,6 +52,7 @@ class H200(NvidiaCase):
         for d in devs:
             self.assertEqual((d["device_id"], d["model"], d["vbios"], d["driver"]),
                              ("0x2335", "NVIDIA H200", "96.00.99.00.01", "nvidia"))
+            self.assertEqual((d["pci_name"], d["compute_capability"]), ("NVIDIA H200", "9.0"))
         self.assertEqual([n["path"] for n in f["device_nodes"]],
                          ["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0", "/dev/nvidia1"])
         self.assertTrue(all(n["exists"] and n["readable"] and n["writable"]

@@ -138,6 +138,11 @@ class NvidiaDumps(sclib.SysrootCase):
         self.assertNotIn("install", f["hint"])  # not "install the NVIDIA driver"
         devs = {d["pci_address"]: d for d in p["facts"]["devices"]}
         self.assertEqual(devs["0000:b3:00.0"]["kernel_reason"]["kind"], "fallen-off-bus")
+        # no information file for the lost GPU: its PCI id still names it
+        lost = devs["0000:b3:00.0"]
+        self.assertIsNone(lost["model"])
+        self.assertEqual((lost["pci_name"], lost["compute_capability"], lost["architecture"]),
+                         ("NVIDIA L40", "8.9", "Ada Lovelace"))
         self.assertNotIn("kernel_log", devs["0000:3b:00.0"])
 
     def test_rminitadapter_failed(self):
@@ -178,6 +183,70 @@ class NvidiaDumps(sclib.SysrootCase):
         f = r.finding("nvidia.device-failed")  # the NVLink Xid fails 2a:00.0, the GSP timeout warns
         self.assertIn("GPU 0000:2a:00.0: NVLink error", f["message"])
         self.assertEqual([x["id"] for x in self.drv(r)["findings"]].count("nvidia.device-failed"), 1)
+
+
+class Census(sclib.SysrootCase):
+    """The backend-neutral census: platform GPUs, APUs, an SI GPU, and absent backends that
+    contribute nothing, offline too."""
+    PROBE = "driver.devices"
+
+    def test_jetson_is_an_nvidia_machine(self):
+        # nix-community/nixGL#139: a Jetson Orin NX, no PCI GPU, /proc/driver/nvidia present
+        r = self.sysroot(sclib.fixture("jetson-orin-nx"))
+        census = self.drv(r)
+        self.assertEqual(census["status"], "pass")
+        self.assertEqual(census["facts"]["present"], ["nvidia"])
+        self.assertEqual(census["facts"]["backends"]["nvidia"]["driver_devices"], 1)
+        self.assertNotIn("driver.no-accelerator", r.finding_ids())
+        nv = r.probe("driver.nvidia")
+        self.assertEqual((nv["status"], nv["applicable"]), ("pass", True))
+        self.assertEqual(nv["facts"]["platform_gpus"], 1)
+        self.assertEqual(nv["facts"]["driver_version"], "35.3.1")
+        self.assertTrue(nv["facts"]["open_kernel_module"])
+        amd = r.probe("driver.amd")
+        self.assertEqual((amd["status"], amd["applicable"]), ("skip", False))
+        self.assertEqual(r.rc, 0)
+
+    def test_absent_backend_contributes_nothing_offline(self):
+        for name in ("jetson-orin-nx", "nvidia-h200"):
+            r = self.sysroot(sclib.fixture(name))
+            ids = r.finding_ids()
+            self.assertFalse([i for i in ids if i.startswith(("hip.", "amd.", "ascend.", "acl."))],
+                             (name, ids))
+            hip = r.probe("runtime.hip")
+            self.assertEqual((hip["status"], hip["applicable"]), ("skip", False), name)
+            self.assertNotIn("offline", hip)
+            self.assertEqual(hip["facts"], {})
+
+    def test_apu_is_a_gpu_and_a_cpu(self):
+        r = self.sysroot(sclib.fixture("amd-apu-strix-halo"))
+        self.assertEqual(r.probe("driver.devices")["facts"]["present"], ["amd"])
+        amd = r.probe("driver.amd")
+        self.assertEqual(amd["status"], "pass")
+        dev = amd["facts"]["devices"][0]
+        self.assertEqual((dev["gfx_target"], dev["chip"], dev["apu"]),
+                         ("gfx1151", "Strix Halo", True))
+        self.assertEqual((amd["facts"]["kfd"]["gpu_nodes"], amd["facts"]["kfd"]["cpu_nodes"]),
+                         (1, 1))
+
+    def test_combined_apu_node_counts_twice(self):
+        # a CRAT APU node (Kaveri/Carrizo style) has CPU cores and SIMDs in one node
+        root = self.temp_copy("amd-apu-strix-halo")
+        shutil.rmtree(os.path.join(root, "sys/class/kfd/kfd/topology/nodes/0"))
+        path = os.path.join(root, "sys/class/kfd/kfd/topology/nodes/1/properties")
+        with open(path) as f:
+            text = f.read().replace("cpu_cores_count 0\n", "cpu_cores_count 16\n")
+        with open(path, "w") as f:
+            f.write(text)
+        r = self.sysroot(root)
+        kfd = r.probe("driver.amd")["facts"]["kfd"]
+        self.assertEqual((kfd["nodes"], kfd["gpu_nodes"], kfd["cpu_nodes"]), (1, 1, 1))
+
+    def test_si_gpu_is_seen_and_judged(self):
+        r = self.sysroot(sclib.fixture("amd-si-radeon"))
+        self.assertEqual(self.drv(r)["facts"]["backends"]["amd"]["pci"], 1)
+        self.assertEqual(r.probe("driver.amd")["status"], "fail")
+        self.assertNotIn("driver.no-accelerator", r.finding_ids())
 
 
 if __name__ == "__main__":

@@ -273,8 +273,10 @@ static void test_kmsg_scan(void **state)
     assert_int_equal(r.ndevices, 2);
 }
 
-/* Lines quoted from public reports (the sources are in tests/fixtures/README.md): each is
- * recognised, with its severity and error class, and pinned to the device it names. */
+/* Lines quoted from public reports: kernelci/kernelci-core#2238 (PSP firmware), ROCm
+ * legacy-rocm-build #2747 (PSP ring), #719 (DID missing), #6273 (MES, MODE2), #2804 (VRAM lost,
+ * failed reset), #4533 (atombios), linux's amdgpu_reset strings (BACO, MODE1). Each is recognised,
+ * with its severity, and pinned to the device it names. */
 static void test_kmsg_real_amd_lines(void **state)
 {
     (void)state;

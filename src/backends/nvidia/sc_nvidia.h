@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "sc_kmsg.h"
+#include "sc_sysroot.h"
 
 /* Parses the "NVRM version:" line of /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX
  * x86_64 Kernel Module  550.127.05  Tue Oct  8 ..." or "... Open Kernel Module for x86_64
@@ -49,6 +50,11 @@ typedef struct {
 void sc_nvidia_kmsg_scan(const char *buf, size_t len, sc_nvidia_kmsg_result *out);
 /* The Xid number of "NVRM: Xid (PCI:0000:18:00): 79, ..." in line[0..n), -1 when none. */
 int sc_nvidia_xid_of_line(const char *line, size_t n);
+
+/* Platform (Tegra/Jetson) GPUs under root: the platform devices named like a GPU, counted only
+ * where an NVIDIA driver is there (/proc/driver/nvidia, /sys/module/nvgpu or /dev/nvhost-*); 0
+ * when none, a negative errno with err filled when a directory cannot be listed (tegra.c). */
+int sc_nvidia_platform_gpus(const sc_root *root, sc_error *err);
 
 /* Known Xid numbers in words ("79" -> "GPU has fallen off the bus"), NULL when unknown
  * (nvidia_kmsg.c, beside the table). */
