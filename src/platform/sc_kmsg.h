@@ -43,6 +43,12 @@ typedef struct {
     const char *meaning; /* in words, for the finding */
 } sc_kmsg_pattern;
 
+/* A table row: SC_KMSG_ROW("GPU reset", "failed", "gpu-reset-failed", ERROR, HARDWARE, "..."). */
+#define SC_KMSG_ROW(needle, also, kind, sev, cls, meaning)                                         \
+    {                                                                                              \
+        needle, also, kind, SC_SEV_##sev, SC_KMSG_##cls, meaning                                   \
+    }
+
 typedef struct {
     const char *const *drivers;      /* words that mark the vendor's lines (any one) */
     const sc_kmsg_pattern *patterns; /* rows, ended by one with needle NULL; kind NULL: ignore */

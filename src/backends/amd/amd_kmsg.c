@@ -3,10 +3,7 @@
  * prints the same), in the order they are tried; the first row whose words are on a line wins. */
 #include "sc_kmsg.h"
 
-#define ROW(needle, also, kind, sev, cls, meaning)                                                 \
-    {                                                                                              \
-        needle, also, kind, SC_SEV_##sev, SC_KMSG_##cls, meaning                                   \
-    }
+#define ROW SC_KMSG_ROW
 
 /* "[drm:psp_..." and "[drm] VRAM is lost" carry no driver name but only amdgpu prints them */
 static const char *const amd_drivers[] = {

@@ -7,10 +7,7 @@
 #include "sc_kmsg.h"
 #include "sc_nvidia.h"
 
-#define ROW(needle, also, kind, sev, cls, meaning)                                                 \
-    {                                                                                              \
-        needle, also, kind, SC_SEV_##sev, SC_KMSG_##cls, meaning                                   \
-    }
+#define ROW SC_KMSG_ROW
 
 static const char *const nv_drivers[] = {"NVRM:", NULL};
 
