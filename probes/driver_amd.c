@@ -2,10 +2,12 @@
  * topology, the device nodes, DRM and the kernel log, all through the root, so it runs the same on
  * the live system and on a --sysroot image. Passive: it never opens a compute device. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "probes.h"
 #include "sc_accel.h"
+#include "sc_amd_pciids.h"
 #include "sc_backend.h"
 #include "sc_drm.h"
 #include "sc_host.h"
@@ -96,12 +98,32 @@ static void add_prop(cJSON *o, const sc_kfd_props *props, const char *key, const
         sc_fact_null(o, name, "no %s in the node's properties", key);
 }
 
-static void add_gfx(cJSON *o, const sc_kfd_props *p)
+/* chip, family, products and apu from the PCI id table, when it knows the device. */
+static void add_identity(cJSON *o, const sc_amd_pciid *id)
+{
+    if (!id)
+        return;
+    cJSON_AddStringToObject(o, "chip", id->chip);
+    cJSON_AddStringToObject(o, "family", id->family);
+    cJSON_AddStringToObject(o, "products", id->products);
+    cJSON_AddBoolToObject(o, "apu", id->apu);
+}
+
+/* gfx_target from the KFD's gfx_target_version; kernels before about 5.6 have none, and then the
+ * PCI id tells it (gfx_target_source says which). */
+static void add_gfx(cJSON *o, const sc_kfd_props *p, const sc_amd_pciid *id)
 {
     uint64_t v;
     char gfx[32];
     if (!sc_kfd_get(p, "gfx_target_version", &v)) {
-        sc_fact_null(o, "gfx_target", "no gfx_target_version in the node's properties");
+        if (id) {
+            cJSON_AddStringToObject(o, "gfx_target", id->gfx);
+            cJSON_AddStringToObject(o, "gfx_target_source", "pci_id");
+        } else {
+            sc_fact_null(o, "gfx_target",
+                         "no gfx_target_version in the node's properties and the PCI id is not in "
+                         "stackcheck's table");
+        }
         sc_fact_null(o, "gfx_target_version", "not in the node's properties");
         return;
     }
@@ -137,8 +159,9 @@ static const sc_pci_device *add_pci_address(const drv_state *st, cJSON *o, const
     return sc_pci_find(&st->pci, addr);
 }
 
-/* vendor, vendor_id, device_id: the PCI function's ids win over the KFD's copy. */
-static void add_vendor(cJSON *o, const sc_kfd_props *p, const sc_pci_device *pci)
+/* vendor, vendor_id, device_id: the PCI function's ids win over the KFD's copy. Returns the
+ * device's row in the PCI id table, or NULL. */
+static const sc_amd_pciid *add_vendor(cJSON *o, const sc_kfd_props *p, const sc_pci_device *pci)
 {
     uint64_t vendor = 0, device = 0;
     bool have_vendor = sc_kfd_get(p, "vendor_id", &vendor);
@@ -158,6 +181,8 @@ static void add_vendor(cJSON *o, const sc_kfd_props *p, const sc_pci_device *pci
         sc_pci_add_hex_id(o, "device_id", device);
     else
         sc_fact_null(o, "device_id", "no device_id in the node's properties");
+    bool ids = have_vendor && have_device && vendor <= 0xffff && device <= 0xffff;
+    return ids ? sc_amd_pciid_lookup((unsigned)vendor, (unsigned)device) : NULL;
 }
 
 static void add_render_node(cJSON *o, const sc_kfd_props *p)
@@ -184,9 +209,10 @@ static cJSON *device_json(const drv_state *st, const sc_kfd_node *n)
     else
         sc_fact_null(o, "gpu_id", "gpu_id not readable");
     sc_fact_str(o, "name", n->name[0] ? n->name : NULL, "name not readable");
-    add_gfx(o, p);
     const sc_pci_device *pci = add_pci_address(st, o, p);
-    add_vendor(o, p, pci);
+    const sc_amd_pciid *id = add_vendor(o, p, pci);
+    add_gfx(o, p, id);
+    add_identity(o, id);
     add_compute_units(o, p);
     add_prop(o, p, "wave_front_size", "wavefront_size");
     if (n->vram_known)
@@ -201,6 +227,18 @@ static cJSON *device_json(const drv_state *st, const sc_kfd_node *n)
     if (p->bad_lines)
         cJSON_AddNumberToObject(o, "malformed_property_lines", (double)p->bad_lines);
     return o;
+}
+
+/* Nodes with CPU cores: an APU's combined node (cores and SIMDs, from the CRAT) counts as a CPU
+ * node and as a GPU node. */
+static size_t cpu_nodes(const sc_kfd_topology *t)
+{
+    size_t n = 0;
+    uint64_t cores;
+    for (size_t i = 0; i < t->count; i++)
+        n += !sc_kfd_node_is_gpu(&t->nodes[i]) ||
+             (sc_kfd_get(&t->nodes[i].props, "cpu_cores_count", &cores) && cores > 0);
+    return n;
 }
 
 static void read_kfd(drv_state *st)
@@ -224,7 +262,7 @@ static void read_kfd(drv_state *st)
     }
     cJSON_AddNumberToObject(kfd, "nodes", (double)st->kfd.count);
     cJSON_AddNumberToObject(kfd, "gpu_nodes", (double)st->gpu_nodes);
-    cJSON_AddNumberToObject(kfd, "cpu_nodes", (double)(st->kfd.count - st->gpu_nodes));
+    cJSON_AddNumberToObject(kfd, "cpu_nodes", (double)cpu_nodes(&st->kfd));
 }
 
 /* No AMD/Hygon accelerator at all: not applicable, naming another vendor's accelerators when there
@@ -241,8 +279,17 @@ static void no_device_verdict(drv_state *st)
                        st->kfd.present ? "it has only CPU nodes" : "there is none");
 }
 
+/* True when the KFD said it skipped a device because the PCIe path rejects atomics. */
+static bool kfd_skipped(const sc_kmsg_result *log)
+{
+    for (size_t i = 0; log && i < log->kept; i++)
+        if (strcmp(log->first[i].kind, "device-skipped") == 0)
+            return true;
+    return false;
+}
+
 /* The device is on PCI but the KFD has no GPU for it: which part of the driver is missing. */
-static void driver_verdict(drv_state *st)
+static void driver_verdict(drv_state *st, const sc_kmsg_result *log)
 {
     const sc_pci_device *d = st->gpus.unbound ? st->gpus.unbound : st->gpus.first;
     char dev[160];
@@ -251,8 +298,12 @@ static void driver_verdict(drv_state *st)
     if (!st->module[0] || st->gpus.bound == 0)
         sc_finding(
             st->res, "amd.driver-not-loaded", SC_SEV_ERROR,
-            "load the kernel driver: sudo modprobe amdgpu (ROCm: install amdgpu-dkms; Hygon: "
-            "the hydcu driver package), then check dmesg for amdgpu errors",
+            st->module[0]
+                ? "the driver is loaded but took no GPU: read its probe in the kernel log (dmesg "
+                  "| grep -iE 'amdgpu|kfd'); if another driver (radeon, vfio-pci) holds the GPU, "
+                  "unbind it or blacklist radeon"
+                : "load the kernel driver: sudo modprobe amdgpu (ROCm: install amdgpu-dkms; "
+                  "Hygon: the hydcu driver package), then check dmesg for amdgpu errors",
             "%zu AMD/Hygon accelerator(s) on PCI, e.g. %s, but %s", st->gpus.ours, dev,
             st->module[0] ? "none is bound to it" : "no amdgpu/hydcu module is loaded");
     else if (!st->kfd.present)
@@ -264,25 +315,23 @@ static void driver_verdict(drv_state *st)
             "(/sys/class/kfd/kfd/topology)",
             st->module, dev);
     else
-        sc_finding(
-            st->res, "amd.kfd-no-gpu", SC_SEV_ERROR,
-            "the GPU is not supported for compute by this driver, or its initialisation failed: "
-            "check dmesg for amdgpu/kfd errors and the ROCm/DTK support list",
-            "KFD topology has %zu node(s), none with SIMDs (CPU only), while PCI shows %s",
-            st->kfd.count, dev);
+        sc_finding(st->res, "amd.kfd-no-gpu", SC_SEV_ERROR,
+                   kfd_skipped(log)
+                       ? "the KFD skipped the GPU because the PCIe path to it does not pass "
+                         "atomic operations: move it to a slot wired to the CPU (no switch "
+                         "without atomics between), or enable PCIe atomics in the firmware setup"
+                       : "the GPU is not supported for compute by this driver, or its "
+                         "initialisation failed: check dmesg for amdgpu/kfd errors and the "
+                         "ROCm/DTK support list",
+                   "KFD topology has %zu node(s), none with SIMDs (CPU only), while PCI shows %s",
+                   st->kfd.count, dev);
 }
 
-/* GPUs present in the KFD: devices the KFD left out or without a driver are warnings. */
-static void coverage_checks(drv_state *st)
+/* GPUs present in the KFD: more bound accelerators than KFD GPUs is a warning when no device
+ * verdict named the missing ones. */
+static void coverage_checks(drv_state *st, size_t failed)
 {
-    const sc_pci_device *u = st->gpus.unbound;
-    if (u)
-        sc_finding(
-            st->res, "amd.device-no-driver", SC_SEV_WARN,
-            "bind the device to amdgpu (or hydcu), unless it is passed through to a VM on purpose",
-            "%s (0x%04x:0x%04x) has driver %s", u->address, u->vendor, u->device,
-            u->driver[0] ? u->driver : "none");
-    if (st->gpus.bound > st->gpu_nodes)
+    if (st->gpus.bound > st->gpu_nodes && failed == 0)
         sc_finding(
             st->res, "amd.kfd-fewer-gpus", SC_SEV_WARN,
             "check dmesg for amdgpu/kfd errors on the missing devices and the ROCm/DTK support "
@@ -390,48 +439,153 @@ static void check_device_nodes(drv_state *st)
     }
 }
 
-/* Reads and scans the kernel log into r; false (reported) when it is not readable. */
-static bool read_kernel_log(drv_state *st, cJSON *kl, sc_kmsg_result *r, char *source, size_t size)
-{
-    sc_buf text;
-    sc_buf_init(&text);
-    sc_error err = {0};
-    int rc = sc_accel_read_kmsg(st->ctx->root, kl, &text, source, size, &err);
-    if (rc < 0) {
-        sc_finding(st->res, "amd.kernel-log-unreadable", SC_SEV_INFO,
-                   "run as root (or with CAP_SYSLOG) to let stackcheck scan the kernel log",
-                   "kernel log not readable: %s", err.message);
-    } else {
-        sc_kmsg_scan(text.data, text.len, st->desc->kmsg_drivers, r);
-    }
-    sc_buf_free(&text);
-    return rc == 0;
-}
-
-static void scan_kernel_log(drv_state *st)
+/* Reads and scans the kernel log; the scan (the caller frees it), or NULL when the log is not
+ * readable (said) or memory ran out. Its lines are pinned to facts.devices and facts.pci. */
+static sc_kmsg_result *scan_kernel_log(drv_state *st)
 {
     cJSON *kl = cJSON_AddObjectToObject(st->res->facts, "kernel_log");
     char source[64];
-    sc_kmsg_result r;
-    if (!read_kernel_log(st, kl, &r, source, sizeof source))
-        return;
-    cJSON_AddNumberToObject(kl, "lines", (double)r.lines);
-    cJSON_AddNumberToObject(kl, "error_lines", (double)r.total);
-    cJSON *errors = cJSON_AddArrayToObject(kl, "errors");
-    for (size_t i = 0; i < r.kept; i++) {
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "kind", r.first[i].kind);
-        cJSON_AddStringToObject(e, "line", r.first[i].line);
-        cJSON_AddItemToArray(errors, e);
-    }
-    if (r.total)
+    sc_buf text;
+    sc_buf_init(&text);
+    sc_error err = {0};
+    sc_kmsg_result *r = NULL;
+    if (sc_accel_read_kmsg(st->ctx->root, kl, &text, source, sizeof source, &err) < 0)
+        sc_finding(st->res, "amd.kernel-log-unreadable", SC_SEV_INFO,
+                   "run as root (or with CAP_SYSLOG) to let stackcheck scan the kernel log",
+                   "kernel log not readable: %s", err.message);
+    else if ((r = calloc(1, sizeof *r)) != NULL)
+        sc_kmsg_scan_table(text.data, text.len, &sc_amd_kmsg_table, r, NULL, NULL);
+    sc_buf_free(&text);
+    if (!r)
+        return NULL;
+    sc_accel_kmsg_facts(kl, r);
+    sc_accel_pin_kernel_log(cJSON_GetObjectItem(st->res->facts, "devices"), "pci_address", r);
+    sc_accel_pin_kernel_log(cJSON_GetObjectItem(st->res->facts, "pci"), "address", r);
+    if (r->total)
         sc_finding(
             st->res, "amd.kernel-log-errors", SC_SEV_WARN,
             "read the driver's messages (dmesg | grep -iE 'amdgpu|kfd|hydcu'): ring timeouts and "
             "resets point at a hung kernel, firmware or hardware; firmware failures at a missing "
             "firmware package",
-            "%zu driver error line(s) in %s (%s), first: %s", r.total, source, r.first[0].kind,
-            r.first[0].line);
+            "%zu driver error line(s) in %s (%s), first: %s", r->total, source, r->first[0].kind,
+            r->first[0].line);
+    return r;
+}
+
+/* What to do about a GPU the kernel says failed, by the kind of failure. */
+static const char *device_remedy(sc_kmsg_class cls)
+{
+    switch (cls) {
+    case SC_KMSG_FIRMWARE:
+        return "install the firmware the line names (the linux-firmware package, or the "
+               "amdgpu-dkms-firmware of the same ROCm/DTK release as the driver), rebuild the "
+               "initramfs (update-initramfs -u / dracut -f) and reboot";
+    case SC_KMSG_INIT:
+        return "the driver could not bring the GPU up: update the driver and its firmware "
+               "together (one ROCm/DTK release), reboot; if only this GPU fails, reseat or "
+               "replace it, or its bridge and riser";
+    case SC_KMSG_HARDWARE:
+        return "a hardware fault: drain the node and reboot; if it happens again, reseat the "
+               "GPU and its power, check the riser or slot, or replace the GPU";
+    default: return "read the kernel's messages around this line (dmesg | grep -iE 'amdgpu|kfd')";
+    }
+}
+
+/* True when the KFD has a GPU node at address. */
+static bool in_kfd(const drv_state *st, const char *address)
+{
+    const cJSON *dev;
+    cJSON_ArrayForEach (dev, cJSON_GetObjectItem(st->res->facts, "devices"))
+        if (strcmp(sc_json_str(dev, "pci_address") ?: "", address) == 0)
+            return true;
+    return false;
+}
+
+/* "0000:c7:00.0 (0x1002:0x740f, Aldebaran gfx90a, driver none)" into buf. */
+static const char *device_text(const sc_pci_device *d, const sc_amd_pciid *id, char *buf,
+                               size_t size)
+{
+    snprintf(buf, size, "%s (0x%04x:0x%04x%s%s%s%s, driver %s)", d->address, d->vendor, d->device,
+             id ? ", " : "", id ? id->chip : "", id ? " " : "", id ? id->gfx : "",
+             d->driver[0] ? d->driver : "none");
+    return buf;
+}
+
+/* amd.asic-unsupported: a GPU ROCm never computes on (SI, CIK), or one the KFD says it does not
+ * support. */
+static void unsupported_finding(drv_state *st, const sc_pci_device *d, const sc_amd_pciid *id,
+                                const sc_kmsg_match *line)
+{
+    char dev[192];
+    bool kfd_says = line && line->pattern->cls == SC_KMSG_UNSUPPORTED;
+    bool never = id && id->rocm == SC_AMD_ROCM_NEVER;
+    sc_finding(st->res, "amd.asic-unsupported", SC_SEV_ERROR, sc_amd_rocm_supported_text,
+               "%s is not supported for compute: %s%s%s%s", device_text(d, id, dev, sizeof dev),
+               never ? "ROCm and HIP never supported " : "", never ? id->family : "",
+               never && kfd_says ? "; " : "", kfd_says ? line->line : "");
+}
+
+/* The KFD names a device it refuses by its id, not its address ("kfd kfd: DID 15d8 is missing in
+ * supported_devices"): the first such line kept for device d, or NULL. */
+static const sc_kmsg_match *kfd_refusal(const sc_kmsg_result *log, const sc_pci_device *d)
+{
+    char did[16];
+    snprintf(did, sizeof did, "DID %04x ", d->device);
+    for (size_t i = 0; log && i < log->kept; i++)
+        if (log->first[i].pattern->cls == SC_KMSG_UNSUPPORTED &&
+            log->first[i].pattern->severity == SC_SEV_ERROR && strcasestr(log->first[i].line, did))
+            return &log->first[i];
+    return NULL;
+}
+
+/* The verdict on one AMD/Hygon accelerator the KFD does not show. Returns true when it named a
+ * failure (an error finding). */
+static bool judge_missing_device(drv_state *st, const sc_pci_device *d, const sc_kmsg_result *log)
+{
+    const sc_amd_pciid *id = sc_amd_pciid_lookup(d->vendor, d->device);
+    const sc_kmsg_device *lines = log ? sc_kmsg_device_of(log, d->address) : NULL;
+    const sc_kmsg_pattern *why = lines && lines->has_cause ? lines->cause.pattern : NULL;
+    const sc_kmsg_match *refused = why ? NULL : kfd_refusal(log, d);
+    bool ours = sc_backend_list_has(st->desc->kernel_modules, d->driver);
+    char dev[192];
+    if ((id && id->rocm == SC_AMD_ROCM_NEVER) || (why && why->cls == SC_KMSG_UNSUPPORTED) ||
+        refused) {
+        unsupported_finding(st, d, id, refused ? refused : lines ? &lines->cause : NULL);
+        return true;
+    }
+    if (why) {
+        sc_finding(st->res, "amd.device-failed", SC_SEV_ERROR, device_remedy(why->cls),
+                   "%s failed: %s (%s): %s", device_text(d, id, dev, sizeof dev),
+                   why->meaning ? why->meaning : why->kind, why->kind, lines->cause.line);
+        return true;
+    }
+    if (!d->driver[0] && st->module[0] && st->gpus.bound > 0) {
+        sc_finding(st->res, "amd.device-failed", SC_SEV_ERROR, device_remedy(SC_KMSG_INIT),
+                   "%s is bound to no driver while %s is loaded and %zu sibling(s) are bound: "
+                   "its probe failed (the kernel log holds no reason stackcheck recognises)",
+                   device_text(d, id, dev, sizeof dev), st->module, st->gpus.bound);
+        return true;
+    }
+    if (d->driver[0] && !ours && st->gpus.bound > 0) /* none bound: driver_verdict's case */
+        sc_finding(st->res, "amd.device-no-driver", SC_SEV_WARN,
+                   "bind the device to amdgpu (or hydcu), unless it is passed through to a VM on "
+                   "purpose (vfio-pci)",
+                   "%s", device_text(d, id, dev, sizeof dev));
+    return false;
+}
+
+/* Judges every AMD/Hygon accelerator on PCI that has no GPU node in the KFD or is held by another
+ * driver; returns how many failed. */
+static size_t judge_missing_devices(drv_state *st, const sc_kmsg_result *log)
+{
+    size_t failed = 0;
+    for (size_t i = 0; i < st->pci.count; i++) {
+        const sc_pci_device *d = &st->pci.items[i];
+        bool ours = sc_backend_list_has(st->desc->kernel_modules, d->driver);
+        if (sc_pci_accelerator(d) == st->desc && (!in_kfd(st, d->address) || !ours))
+            failed += judge_missing_device(st, d, log);
+    }
+    return failed;
 }
 
 static void collect_drm(drv_state *st)
@@ -465,13 +619,15 @@ static void run(const sc_ctx *ctx, sc_result *res)
         no_device_verdict(&st);
         skip_device_facts(&st, "no AMD or Hygon accelerator");
     } else {
-        if (st.gpu_nodes == 0)
-            driver_verdict(&st);
-        else
-            coverage_checks(&st), check_device_nodes(&st);
+        sc_kmsg_result *log = scan_kernel_log(&st);
+        size_t failed = judge_missing_devices(&st, log);
+        if (st.gpu_nodes == 0 && failed == 0)
+            driver_verdict(&st, log);
+        else if (st.gpu_nodes > 0)
+            coverage_checks(&st, failed), check_device_nodes(&st);
         collect_drm(&st);
-        scan_kernel_log(&st);
         skip_device_facts(&st, "no GPU in the KFD topology");
+        free(log);
     }
     sc_pci_list_free(&st.pci);
     sc_kfd_free(&st.kfd);

@@ -10,6 +10,7 @@
 #include "sc_accel.h"
 #include "sc_host.h"
 #include "sc_nvidia.h"
+#include "sc_nvidia_pciids.h"
 #include "sc_pci.h"
 #include "sc_util.h"
 
@@ -24,6 +25,7 @@ typedef struct {
     char module_version[128];
     char proc_version[64];
     int minors[MAX_GPUS]; /* per device, -1 unknown */
+    bool bound[MAX_GPUS]; /* per device: bound to nvidia (an unbound one has no node to check) */
     size_t ndev;
     const char *container;
 } nv_state;
@@ -108,6 +110,18 @@ static void add_info_str(cJSON *o, const char *key, const char *v, const char *p
         sc_fact_null(o, key, "no such line in %s", path);
 }
 
+/* pci_name, compute_capability and architecture from the PCI id, when the table knows it: they
+ * name a GPU whose information file is missing (not bound, probe failed). */
+static void add_pci_identity(cJSON *o, const sc_pci_device *d)
+{
+    const sc_nvidia_pciid *id = sc_nvidia_pciid_lookup(d->device);
+    if (!id)
+        return;
+    cJSON_AddStringToObject(o, "pci_name", id->name);
+    cJSON_AddStringToObject(o, "compute_capability", id->compute_cap);
+    cJSON_AddStringToObject(o, "architecture", id->architecture);
+}
+
 /* One device: PCI identity plus what /proc/driver/nvidia/gpus/<addr>/information says. */
 static cJSON *device_json(nv_state *st, const sc_pci_device *d, size_t index)
 {
@@ -119,6 +133,7 @@ static cJSON *device_json(nv_state *st, const sc_pci_device *d, size_t index)
     snprintf(hex, sizeof hex, "0x%04x", d->device);
     cJSON_AddStringToObject(o, "device_id", hex);
     sc_fact_str(o, "driver", d->driver[0] ? d->driver : NULL, "no driver bound");
+    add_pci_identity(o, d);
     sc_fmt(path, sizeof path, "/proc/driver/nvidia/gpus/%s/information", d->address);
     char *text = NULL;
     long n = sc_root_read(st->ctx->root, path, &text, 64 * 1024);
@@ -144,8 +159,11 @@ static cJSON *device_json(nv_state *st, const sc_pci_device *d, size_t index)
             sc_fact_null(o, "minor", "no valid Device Minor line in %s", path);
     }
     free(text);
-    if (index < MAX_GPUS)
+    if (index < MAX_GPUS) {
         st->minors[index] = minor;
+        st->bound[index] =
+            strcmp(d->driver, sc_backend_get(SC_BACKEND_NVIDIA)->kernel_modules[0]) == 0;
+    }
     return o;
 }
 
@@ -161,16 +179,29 @@ static void read_devices(nv_state *st)
     }
 }
 
-/* nvidia.driver-not-loaded: GPUs on PCI, but no module or no GPU bound to it. */
-static bool driver_verdict(nv_state *st)
+/* nvidia.driver-not-loaded: GPUs on PCI, but no module or no GPU bound to it. The remedy follows
+ * the facts: a module that is not loaded is installed and loaded; a loaded module that took no GPU
+ * lost it to another driver or failed its probe. When the kernel log already named why a GPU
+ * failed (failed > 0, nvidia.device-failed), that is the verdict and this one stays silent. */
+static bool driver_verdict(nv_state *st, size_t failed)
 {
     if (st->module_loaded && st->gpus.bound > 0)
         return true;
+    if (failed > 0)
+        return false;
     const sc_pci_device *d = st->gpus.unbound ? st->gpus.unbound : st->gpus.first;
-    sc_finding(st->res, "nvidia.driver-not-loaded", SC_SEV_ERROR,
-               "install the NVIDIA driver for this GPU and load it (sudo modprobe nvidia); if "
-               "nouveau or vfio-pci holds the GPU, blacklist or unbind it; read dmesg for NVRM "
-               "errors",
+    const char *hint =
+        !st->module_loaded
+            ? "install the NVIDIA driver for this GPU and load it (sudo modprobe nvidia); if "
+              "nouveau or vfio-pci holds the GPU, blacklist or unbind it; read dmesg for NVRM "
+              "errors"
+        : d->driver[0]
+            ? "the nvidia module is loaded but another driver holds the GPU: unbind it from that "
+              "driver (or blacklist nouveau; leave vfio-pci if the GPU is passed to a VM on "
+              "purpose) and bind it to nvidia"
+            : "the nvidia module is loaded but did not take the GPU: read dmesg | grep NVRM for "
+              "its probe (an unsupported GPU for this driver release, or a failed init)";
+    sc_finding(st->res, "nvidia.driver-not-loaded", SC_SEV_ERROR, hint,
                "%zu NVIDIA GPU(s) on PCI, e.g. %s (0x10de:0x%04x, driver %s), but %s",
                st->gpus.ours, d->address, d->device, d->driver[0] ? d->driver : "none",
                st->module_loaded ? "none is bound to the nvidia module"
@@ -252,6 +283,8 @@ static void check_device_nodes(nv_state *st)
     t.ctl = add_node(st, arr, &t, "/dev/nvidiactl", false);
     t.uvm = add_node(st, arr, &t, "/dev/nvidia-uvm", false);
     for (size_t i = 0; i < st->ndev && i < MAX_GPUS; i++) {
+        if (!st->bound[i])
+            continue; /* its node is not made; driver_verdict or device-failed speak for it */
         char path[32];
         snprintf(path, sizeof path, "/dev/nvidia%d", st->minors[i] >= 0 ? st->minors[i] : (int)i);
         add_node(st, arr, &t, path, true);
@@ -278,30 +311,30 @@ static void check_device_nodes(nv_state *st)
 
 static void kernel_log_finding(nv_state *st, const sc_nvidia_kmsg_result *r, const char *source)
 {
-    const sc_nvidia_kmsg_match *m = &r->first[0];
-    const char *meaning = sc_nvidia_xid_meaning(m->xid);
+    const sc_kmsg_match *m = &r->scan.first[0];
+    const char *meaning = m->pattern->meaning;
     sc_finding(st->res, "nvidia.kernel-log-errors", SC_SEV_WARN,
                "read the driver's messages (dmesg | grep NVRM) and look the Xid up in NVIDIA's "
                "Xid catalogue; Xid 79 (fallen off the bus) and ECC Xids point at hardware, "
                "power or PCIe trouble: drain the node and reset or replace the GPU",
-               "%zu NVRM error line(s) in %s (%zu Xid%s%s%s), first (%s%s%s): %s", r->total, source,
-               r->xids, r->xid_list[0] ? ": " : "", r->xid_list,
+               "%zu NVRM error line(s) in %s (%zu Xid%s%s%s), first (%s%s%s): %s", r->scan.total,
+               source, r->xids, r->xid_list[0] ? ": " : "", r->xid_list,
                r->off_bus ? ", GPU fallen off the bus" : "", m->kind, meaning ? ", " : "",
                meaning ? meaning : "", m->line);
-    for (size_t i = 0; i < r->kept; i++)
-        if (strcmp(r->first[i].kind, "api-mismatch") == 0) {
+    for (size_t i = 0; i < r->scan.kept; i++)
+        if (strcmp(r->scan.first[i].kind, "api-mismatch") == 0) {
             sc_finding(st->res, "nvidia.module-version-mismatch", SC_SEV_ERROR,
                        "reboot, or reinstall so the user-space driver (libcuda, nvidia-smi) and "
                        "the kernel module come from the same driver release",
-                       "the kernel log reports a user-space/kernel mismatch: %s", r->first[i].line);
+                       "the kernel log reports a user-space/kernel mismatch: %s",
+                       r->scan.first[i].line);
             break;
         }
 }
 
 static void add_log_facts(cJSON *kl, const sc_nvidia_kmsg_result *r)
 {
-    cJSON_AddNumberToObject(kl, "lines", (double)r->lines);
-    cJSON_AddNumberToObject(kl, "error_lines", (double)r->total);
+    sc_accel_kmsg_facts(kl, &r->scan);
     cJSON_AddNumberToObject(kl, "xid_lines", (double)r->xids);
     cJSON *xids = cJSON_AddArrayToObject(kl, "xids");
     char list[sizeof r->xid_list];
@@ -309,40 +342,86 @@ static void add_log_facts(cJSON *kl, const sc_nvidia_kmsg_result *r)
     char *save = NULL;
     for (char *t = strtok_r(list, ",", &save); t && xids; t = strtok_r(NULL, ",", &save))
         cJSON_AddItemToArray(xids, cJSON_CreateNumber(atoi(t)));
-    cJSON *errors = cJSON_AddArrayToObject(kl, "errors");
-    for (size_t i = 0; i < r->kept && errors; i++) {
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "kind", r->first[i].kind);
-        if (r->first[i].xid >= 0)
-            cJSON_AddNumberToObject(e, "xid", r->first[i].xid);
-        cJSON_AddStringToObject(e, "line", r->first[i].line);
-        cJSON_AddItemToArray(errors, e);
+    cJSON *e;
+    size_t i = 0;
+    cJSON_ArrayForEach (e, cJSON_GetObjectItem(kl, "errors")) {
+        if (i < SC_KMSG_KEEP && r->xid[i] >= 0)
+            cJSON_AddNumberToObject(e, "xid", r->xid[i]);
+        i++;
     }
 }
 
-static void scan_kernel_log(nv_state *st)
+/* What to do about a GPU the kernel says failed, by what kind of failure it was: a GPU that fell
+ * off the bus needs hands on the hardware, never a driver reinstall. */
+static const char *device_remedy(sc_kmsg_class cls)
+{
+    switch (cls) {
+    case SC_KMSG_HARDWARE:
+        return "a hardware fault, not a driver problem: drain the node, reset the GPU "
+               "(nvidia-smi -r) or reboot; if it happens again, reseat the GPU and its power "
+               "cables, check the riser or slot and the PSU, or replace the GPU";
+    case SC_KMSG_RESET:
+        return "the GPU needs a reset: drain it, then nvidia-smi -r -i <index> or reboot the node";
+    case SC_KMSG_INIT:
+        return "the driver could not bring the GPU up: read the NVRM lines before this one (GSP "
+               "firmware, PCIe), use a driver release that supports this GPU (the open kernel "
+               "module for GSP-only GPUs), reboot; if only this GPU fails, reseat or replace it";
+    default: return "read the NVRM lines around this one (dmesg | grep NVRM)";
+    }
+}
+
+/* nvidia.device-failed: each GPU the kernel log pins an error to, with the kernel's reason. A GPU
+ * gone from PCI counts too (it fell off the bus); another vendor's address does not. */
+static size_t device_verdicts(nv_state *st, const sc_nvidia_kmsg_result *r)
+{
+    size_t failed = 0;
+    for (size_t i = 0; i < r->scan.ndevices; i++) {
+        const sc_kmsg_device *d = &r->scan.devices[i];
+        const sc_pci_device *p = sc_pci_find(&st->pci, d->pci);
+        if (!d->has_cause || d->cause.pattern->cls == SC_KMSG_MISMATCH || (p && !is_nvidia(p)))
+            continue;
+        const sc_kmsg_pattern *why = d->cause.pattern;
+        sc_finding(st->res, "nvidia.device-failed", SC_SEV_ERROR, device_remedy(why->cls),
+                   "GPU %s%s: %s (%s): %s", d->pci, p ? "" : " (no longer on PCI)",
+                   why->meaning ? why->meaning : why->kind, why->kind, d->cause.line);
+        failed++;
+    }
+    return failed;
+}
+
+/* Scans the kernel log into *out (the caller frees it); NULL when it is not readable. */
+static sc_nvidia_kmsg_result *scan_kernel_log(nv_state *st)
 {
     cJSON *kl = cJSON_AddObjectToObject(st->res->facts, "kernel_log");
     sc_buf text;
     sc_buf_init(&text);
     char source[64] = "";
     sc_error err = {0};
+    sc_nvidia_kmsg_result *r = NULL;
     if (sc_accel_read_kmsg(st->ctx->root, kl, &text, source, sizeof source, &err) < 0) {
         sc_finding(st->res, "nvidia.kernel-log-unreadable", SC_SEV_INFO,
                    "run as root (or with CAP_SYSLOG) to let stackcheck scan for Xid errors",
                    "kernel log not readable: %s", err.message);
-        sc_buf_free(&text);
-        return;
-    }
-    sc_nvidia_kmsg_result *r = calloc(1, sizeof *r);
-    if (r) {
+    } else if ((r = calloc(1, sizeof *r)) != NULL) {
         sc_nvidia_kmsg_scan(text.data, text.len, r);
         add_log_facts(kl, r);
-        if (r->total)
+        sc_accel_pin_kernel_log(cJSON_GetObjectItem(st->res->facts, "devices"), "pci_address",
+                                &r->scan);
+        if (r->scan.total)
             kernel_log_finding(st, r, source);
     }
-    free(r);
     sc_buf_free(&text);
+    return r;
+}
+
+/* A Tegra/Jetson GPU (no PCI function): its count, the module and the driver's version; the
+ * PCI-based checks (per-GPU files, nodes by minor) do not apply to it. */
+static void platform_gpu_facts(nv_state *st, int gpus)
+{
+    cJSON_AddNumberToObject(st->res->facts, "platform_gpus", gpus);
+    read_module(st);
+    read_proc_version(st);
+    sc_fact_null(st->res->facts, "devices", "a platform (Tegra) GPU is not on PCI");
 }
 
 static void run(const sc_ctx *ctx, sc_result *res)
@@ -350,8 +429,12 @@ static void run(const sc_ctx *ctx, sc_result *res)
     nv_state st = {.ctx = ctx, .res = res};
     scan_pci(&st);
     if (st.gpus.ours == 0) {
-        /* driver.devices owns driver.no-accelerator: one verdict for "nothing here" */
-        sc_result_skip(res, true, "no NVIDIA GPU on PCI");
+        sc_error err = {0};
+        int platform = sc_nvidia_platform_gpus(ctx->root, &err);
+        if (platform > 0)
+            platform_gpu_facts(&st, platform);
+        else /* driver.devices owns driver.no-accelerator: one verdict for "nothing here" */
+            sc_result_skip(res, true, "no NVIDIA GPU on PCI");
         sc_pci_list_free(&st.pci);
         return;
     }
@@ -361,11 +444,13 @@ static void run(const sc_ctx *ctx, sc_result *res)
     read_proc_version(&st);
     read_devices(&st);
     check_versions(&st);
-    if (driver_verdict(&st))
+    sc_nvidia_kmsg_result *log = scan_kernel_log(&st);
+    size_t failed = log ? device_verdicts(&st, log) : 0;
+    if (driver_verdict(&st, failed))
         check_device_nodes(&st);
     else
         sc_fact_null(res->facts, "device_nodes", "the nvidia module is not loaded or not bound");
-    scan_kernel_log(&st);
+    free(log);
     sc_pci_list_free(&st.pci);
 }
 

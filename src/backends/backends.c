@@ -8,6 +8,7 @@
 
 #include "sc_census.h"
 #include "sc_kfd.h"
+#include "sc_nvidia.h"
 
 #define LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define PARTS(...) ((const sc_stack_part[]){__VA_ARGS__, {NULL, NULL, NULL, NULL, NULL}})
@@ -88,6 +89,10 @@ static const sc_backend_desc amd = {
     .env_scripts = LIST("env.sh"),
 };
 
+/* A Tegra/Jetson GPU is a platform device, not on PCI. */
+static const sc_driver_devices tegra_gpus = {"NVIDIA platform GPU (Tegra: /sys/devices/platform)",
+                                             sc_nvidia_platform_gpus};
+
 static const sc_root_marker nvidia_roots[] = {
     {"cuda", LIST("bin/nvcc"), LIST("version.json", "version.txt"),
      LIST("version.json", "version.txt"), false},
@@ -130,7 +135,7 @@ static const sc_backend_desc nvidia = {
     .driver_probe = "driver.nvidia",
     .runtime_probe = "runtime.cuda",
     .collective_library = "libnccl",
-    .driver_devices = NULL,
+    .driver_devices = &tegra_gpus,
     .arch_prefix = "sm_",
     .runtime_library_facts = LIST("driver_api", "driver_library"),
     .torch_no_device = "torch.cuda-build-no-device",

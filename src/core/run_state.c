@@ -77,6 +77,10 @@ void sc_outcome_finish(sc_outcome *o, sc_result *res, sc_status st, double ms, c
     o->findings = res->findings;
     res->facts = res->findings = NULL;
     o->output_tail = tail && tail[0] ? sc_redact_value(tail) : NULL;
+    /* Every error counts: an error finding fails its probe whichever path made it (run, or the
+     * inventory of a gated, offline or crashed probe); a worse status than fail stays. */
+    if (!sc_status_is_failure(st) && sc_outcome_first_finding(o, SC_SEV_ERROR))
+        o->status = SC_STATUS_FAIL;
     o->phase = SC_OUTCOME_FINAL;
 }
 

@@ -144,17 +144,14 @@ static void tally_outcome(const sc_probe *probe, const sc_outcome *q, gate_tally
 }
 
 /* A backend probe whose own probes below all found no hardware does not apply, whatever failed
- * beside it. The one exception is --keep-going when a backend-neutral probe below did not pass
- * (driver.devices saw no accelerator at all): then no backend is known to be absent, and the probe
- * runs like every other probe above a failure. */
+ * beside it, online or offline: an absent backend contributes nothing, not even its inventory.
+ * The exception is a backend-neutral probe below that did not pass (driver.devices saw no
+ * accelerator at all): then no backend is known to be absent, and with --keep-going the probe runs
+ * like every other probe above a failure, offline its inventory is collected. */
 bool sc_gate_blocks(const sc_probe *probe, const sc_ctx *ctx, char *why, size_t size,
                     bool *not_applicable)
 {
     *not_applicable = false;
-    if (ctx->offline && probe->active) {
-        snprintf(why, size, "offline (--sysroot)");
-        return true;
-    }
     gate_tally t = {0};
     for (size_t k = 0; k < ctx->run->count; k++) {
         const sc_outcome *q = sc_run_state_at(ctx->run, k);
@@ -163,11 +160,18 @@ bool sc_gate_blocks(const sc_probe *probe, const sc_ctx *ctx, char *why, size_t 
         if (q->phase == SC_OUTCOME_FINAL && relevant(probe, q->probe))
             tally_outcome(probe, q, &t);
     }
-    bool waived = ctx->opt->keep_going && t.neutral_failed;
+    /* driver.devices saw nothing at all (an image without /sys): no backend is known to be
+     * absent, so --keep-going runs everything and offline every inventory is collected */
+    bool waived = (ctx->opt->keep_going || (ctx->offline && probe->active)) && t.neutral_failed;
     if (t.own > 0 && t.own_absent == t.own && !waived) {
         *not_applicable = true;
         snprintf(why, size, "no %s device: the layers below do not apply",
                  sc_backend_name(probe->backend));
+        return true;
+    }
+    /* after the absent-backend test: an absent backend contributes nothing, offline too */
+    if (ctx->offline && probe->active) {
+        snprintf(why, size, "offline (--sysroot)");
         return true;
     }
     if (!t.blocker || ctx->opt->keep_going)
@@ -211,7 +215,7 @@ static void run_probe(sc_run_state *rs, size_t i, const sc_ctx *ctx,
         snprintf(why, sizeof why, "the run's deadline (--deadline %g s) passed",
                  ctx->opt->deadline_s);
     bool blocked = late || sc_gate_blocks(probe, ctx, why, sizeof why, &not_applicable);
-    bool offline_skip = blocked && ctx->offline && probe->active;
+    bool offline_skip = blocked && !not_applicable && ctx->offline && probe->active;
     if (blocked) {
         sc_result_skip(&res, not_applicable, "%s", why);
         if (!not_applicable && !late)

@@ -47,8 +47,9 @@ ptrdiff_t sc_run_state_index(const sc_run_state *rs, const char *probe_id);
 /* The k-th outcome in report order (k < rs->count). */
 const sc_outcome *sc_run_state_at(const sc_run_state *rs, size_t k);
 
-/* Makes o final: status st, res's reason and applicability, its facts and findings (taken from
- * res), duration ms (kept to the microsecond), tail (NULL or "" for none) and offline. */
+/* Makes o final: status st (fail instead when st is no failure and a finding is an error), res's
+ * reason and applicability, its facts and findings (taken from res), duration ms (kept to the
+ * microsecond), tail (NULL or "" for none) and offline. */
 void sc_outcome_finish(sc_outcome *o, sc_result *res, sc_status st, double ms, const char *tail,
                        bool offline);
 

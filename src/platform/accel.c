@@ -356,3 +356,33 @@ void sc_accel_driver_evidence(const sc_ctx *ctx, const char *probe_id, const cha
            st == SC_STATUS_UNSET ? "did not run" : sc_status_name(st), why ? ", " : "",
            why ? why : "");
 }
+
+static cJSON *match_json(const sc_kmsg_match *m)
+{
+    cJSON *e = sc_kmsg_match_json(m);
+    if (e && m->pci[0])
+        cJSON_AddStringToObject(e, "pci", m->pci);
+    return e;
+}
+
+void sc_accel_kmsg_facts(cJSON *kl, const sc_kmsg_result *r)
+{
+    cJSON_AddNumberToObject(kl, "lines", (double)r->lines);
+    cJSON_AddNumberToObject(kl, "error_lines", (double)r->total);
+    cJSON *errors = cJSON_AddArrayToObject(kl, "errors");
+    for (size_t i = 0; errors && i < r->kept; i++)
+        cJSON_AddItemToArray(errors, match_json(&r->first[i]));
+}
+
+void sc_accel_pin_kernel_log(cJSON *list, const char *key, const sc_kmsg_result *r)
+{
+    cJSON *o;
+    cJSON_ArrayForEach (o, list) {
+        const sc_kmsg_device *d = sc_kmsg_device_of(r, sc_json_str(o, key));
+        cJSON *arr = d ? cJSON_AddArrayToObject(o, "kernel_log") : NULL;
+        for (size_t i = 0; arr && i < d->kept; i++)
+            cJSON_AddItemToArray(arr, sc_kmsg_match_json(&d->lines[i]));
+        if (arr && d->has_cause)
+            cJSON_AddItemToObject(o, "kernel_reason", sc_kmsg_match_json(&d->cause));
+    }
+}

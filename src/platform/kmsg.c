@@ -1,6 +1,7 @@
 /* Kernel-log reading and scanning. /dev/kmsg hands out one record per read(2) and would block at
  * the end, so it is opened non-blocking; files are read from their tail, bounded, since kern.log
- * can be large. The scanner keeps only a few escaped lines as evidence. */
+ * can be large. The scanner matches a vendor's table of message patterns, pins each line to the
+ * device it names, and keeps only a few escaped lines as evidence. */
 #include "sc_kmsg.h"
 
 #include <ctype.h>
@@ -8,25 +9,11 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define KMSG_MAX_RECORDS 200000
-
-static const struct {
-    const char *needle;
-    const char *kind;
-} patterns[] = {
-    {"timeout", "ring-timeout"}, /* "ring gfx_0.0.0 timeout, signaled seq=..." */
-    {"gpu reset", "gpu-reset"},  /* "GPU reset begin!", "GPU reset(2) succeeded!" */
-    {"gpu recovery", "gpu-reset"},
-    {"failed to load firmware", "firmware-load-failed"},
-    {"firmware load", "firmware-load-failed"}, /* "Direct firmware load for ... failed" */
-    {"not supported", "not-supported"},
-    {"page fault", "page-fault"},         /* "[gfxhub] page fault (src_id:0 ring:24 ...)" */
-    {"skipped device", "device-skipped"}, /* "kfd kfd: amdgpu: skipped device 1002:67df, PCI
-                                             rejects atomics" */
-};
 
 void sc_kmsg_escape(const char *s, size_t n, char *out, size_t size)
 {
@@ -75,23 +62,93 @@ static void strip_record_prefix(const char **line, size_t *n)
     }
 }
 
-static const char *match_kind(const char *line, size_t n, const char *const *drivers)
+/* The first row of table whose words are on the line, when the line is one of its drivers'. */
+static const sc_kmsg_pattern *match_row(const char *line, size_t n, const sc_kmsg_table *t)
 {
     bool ours = false;
-    for (size_t d = 0; drivers && drivers[d] && !ours; d++)
-        ours = contains(line, n, drivers[d]);
+    for (size_t d = 0; t->drivers && t->drivers[d] && !ours; d++)
+        ours = contains(line, n, t->drivers[d]);
     if (!ours)
         return NULL;
-    for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++) {
-        if (!contains(line, n, patterns[p].needle))
-            continue;
-        if (strcmp(patterns[p].kind, "ring-timeout") == 0 && !contains(line, n, "ring "))
-            continue; /* only ring timeouts, not every message that says timeout */
-        if (strcmp(patterns[p].kind, "firmware-load-failed") == 0 && !contains(line, n, "fail"))
-            continue;
-        return patterns[p].kind;
-    }
+    for (const sc_kmsg_pattern *p = t->patterns; p && p->needle; p++)
+        if (contains(line, n, p->needle) && (!p->also || contains(line, n, p->also)))
+            return p;
     return NULL;
+}
+
+static bool is_hex(char c)
+{
+    return isxdigit((unsigned char)c) != 0;
+}
+
+/* True when s[0..n) holds hex digits at the positions of "dddd:bb:dd" from s. */
+static bool bus_triplet(const char *s, size_t n)
+{
+    static const char shape[] = "hhhh:hh:hh";
+    if (n < sizeof shape - 1)
+        return false;
+    for (size_t i = 0; i < sizeof shape - 1; i++)
+        if (shape[i] == 'h' ? !is_hex(s[i]) : s[i] != ':')
+            return false;
+    return true;
+}
+
+bool sc_kmsg_find_pci(const char *s, size_t n, char *out, size_t size)
+{
+    for (size_t i = 0; i + 10 <= n; i++) {
+        if ((i > 0 && is_hex(s[i - 1])) || !bus_triplet(s + i, n - i))
+            continue;
+        bool fn = i + 12 <= n && s[i + 10] == '.' && s[i + 11] >= '0' && s[i + 11] <= '7';
+        if (!fn && i + 10 < n && (is_hex(s[i + 10]) || s[i + 10] == ':'))
+            continue; /* part of something longer (an IPv6 address, a hash) */
+        if (size < 13)
+            return false;
+        for (size_t k = 0; k < 10; k++)
+            out[k] = (char)tolower((unsigned char)s[i + k]);
+        out[10] = '.';
+        out[11] = fn ? s[i + 11] : '0';
+        out[12] = '\0';
+        return true;
+    }
+    return false;
+}
+
+const sc_kmsg_device *sc_kmsg_device_of(const sc_kmsg_result *r, const char *pci)
+{
+    for (size_t i = 0; pci && i < r->ndevices; i++)
+        if (strcasecmp(r->devices[i].pci, pci) == 0)
+            return &r->devices[i];
+    return NULL;
+}
+
+/* Pins m to its device's entry (made when there is room). */
+static void pin_to_device(sc_kmsg_result *out, const sc_kmsg_match *m)
+{
+    sc_kmsg_device *d = (sc_kmsg_device *)sc_kmsg_device_of(out, m->pci);
+    if (!d && out->ndevices < SC_KMSG_MAX_DEVICES) {
+        d = &out->devices[out->ndevices++];
+        snprintf(d->pci, sizeof d->pci, "%s", m->pci);
+    }
+    if (!d)
+        return;
+    d->total++;
+    if (d->kept < SC_KMSG_DEVICE_KEEP)
+        d->lines[d->kept++] = *m;
+    if (!d->has_cause && m->pattern->severity == SC_SEV_ERROR) {
+        d->cause = *m;
+        d->has_cause = true;
+    }
+}
+
+cJSON *sc_kmsg_match_json(const sc_kmsg_match *m)
+{
+    cJSON *e = cJSON_CreateObject();
+    if (!e)
+        return NULL;
+    cJSON_AddStringToObject(e, "kind", m->kind);
+    cJSON_AddStringToObject(e, "severity", sc_severity_name(m->pattern->severity));
+    cJSON_AddStringToObject(e, "line", m->line);
+    return e;
 }
 
 bool sc_kmsg_next_line(const char *buf, size_t len, size_t *pos, const char **line, size_t *n)
@@ -106,22 +163,61 @@ bool sc_kmsg_next_line(const char *buf, size_t len, size_t *pos, const char **li
     return true;
 }
 
-void sc_kmsg_scan(const char *buf, size_t len, const char *const *drivers, sc_kmsg_result *out)
+/* Where the scan stands: the last device a line of the drivers named, and how long ago. */
+typedef struct {
+    char pci[16];
+    size_t age;
+} pci_context;
+
+/* The device line[0..n) belongs to: the one it names, or the recent one; "" when none. */
+static void line_device(const char *line, size_t n, bool ours, pci_context *c, sc_kmsg_match *m)
+{
+    c->age++;
+    m->pci_in_line = sc_kmsg_find_pci(line, n, m->pci, sizeof m->pci);
+    if (m->pci_in_line && ours) {
+        snprintf(c->pci, sizeof c->pci, "%s", m->pci);
+        c->age = 0;
+    } else if (!m->pci_in_line) {
+        snprintf(m->pci, sizeof m->pci, "%s", c->age <= SC_KMSG_CONTEXT_LINES ? c->pci : "");
+    }
+}
+
+static bool has_driver_word(const char *line, size_t n, const sc_kmsg_table *t)
+{
+    for (size_t d = 0; t->drivers && t->drivers[d]; d++)
+        if (contains(line, n, t->drivers[d]))
+            return true;
+    return false;
+}
+
+void sc_kmsg_scan_table(const char *buf, size_t len, const sc_kmsg_table *table,
+                        sc_kmsg_result *out, sc_kmsg_hook hook, void *arg)
 {
     memset(out, 0, sizeof *out);
+    pci_context ctx = {"", SC_KMSG_CONTEXT_LINES + 1};
     const char *line;
     size_t pos = 0, n;
     while (sc_kmsg_next_line(buf, len, &pos, &line, &n)) {
         out->lines++;
-        const char *kind = match_kind(line, n, drivers);
-        if (!kind)
+        sc_kmsg_match m = {0};
+        line_device(line, n, has_driver_word(line, n, table), &ctx, &m);
+        m.pattern = match_row(line, n, table);
+        if (m.pattern && table->refine)
+            m.pattern = table->refine(m.pattern, line, n);
+        if (!m.pattern || !m.pattern->kind)
             continue;
-        if (out->kept < SC_KMSG_KEEP) {
-            out->first[out->kept].kind = kind;
-            sc_kmsg_escape(line, n, out->first[out->kept].line, SC_KMSG_LINE_MAX);
-            out->kept++;
-        }
+        m.kind = m.pattern->kind;
+        if (m.pattern->cls == SC_KMSG_MISMATCH && !m.pci_in_line)
+            m.pci[0] = '\0'; /* about the driver, not the device named before it */
+        sc_kmsg_escape(line, n, m.line, SC_KMSG_LINE_MAX);
+        if (out->kept < SC_KMSG_KEEP)
+            out->first[out->kept++] = m;
         out->total++;
+        out->errors += m.pattern->severity == SC_SEV_ERROR;
+        if (m.pci[0])
+            pin_to_device(out, &m);
+        if (hook)
+            hook(arg, &m, line, n);
     }
 }
 

@@ -12,6 +12,7 @@
 
 #include "sc_facts.h"
 #include "sc_json.h"
+#include "sc_kmsg.h"
 #include "sc_pci.h"
 #include "sc_probe.h"
 #include "sc_sysroot.h"
@@ -138,6 +139,13 @@ cJSON *sc_accel_node_json(const sc_root *root, const sc_accel_node *a, bool with
 bool sc_accel_node_group_hint(const sc_accel_node *a, char *hint, size_t size);
 /* "PATH(more) is not readable and writable by uid U: mode, owner, group; uid U is [not ]in ...". */
 void sc_accel_node_denied(const sc_accel_node *a, const char *more, char *msg, size_t size);
+
+/* facts.kernel_log's counts and first lines from a scan: lines, error_lines, errors [{kind,
+ * severity, line, pci}]. */
+void sc_accel_kmsg_facts(cJSON *kl, const sc_kmsg_result *r);
+/* Adds kernel_log (the lines pinned to it) to each object of list whose key names a device the scan
+ * pinned lines to. */
+void sc_accel_pin_kernel_log(cJSON *list, const char *key, const sc_kmsg_result *r);
 
 /* Reads the kernel log into text and adds kl.source and kl.readable (and kl.errors null with the
  * reason when unreadable); returns 0, or a negative errno with err filled. */

@@ -21,13 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sc_kfd_get(&props, "location_id", &v))
         sc_kfd_pci_address(sc_kfd_get(&props, "domain", &domain) ? domain : 0, v, buf, sizeof buf);
     sc_kfd_add_vram(&total, &props);
-    static const char *const drivers[] = {"amdgpu", "kfd", "hydcu", NULL};
-    sc_kmsg_result r;
-    sc_kmsg_scan((const char *)data, size, drivers, &r);
-    if (r.kept > SC_KMSG_KEEP || r.kept > r.total)
+    static sc_kmsg_result r;
+    sc_kmsg_scan_table((const char *)data, size, &sc_amd_kmsg_table, &r, NULL, NULL);
+    if (r.kept > SC_KMSG_KEEP || r.kept > r.total || r.ndevices > SC_KMSG_MAX_DEVICES)
         __builtin_trap();
     for (size_t i = 0; i < r.kept; i++)
-        if (strlen(r.first[i].line) >= SC_KMSG_LINE_MAX)
+        if (strlen(r.first[i].line) >= SC_KMSG_LINE_MAX ||
+            (r.first[i].pci[0] && strlen(r.first[i].pci) != 12))
             __builtin_trap();
     return 0;
 }

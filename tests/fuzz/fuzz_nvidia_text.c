@@ -36,10 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sc_nvidia_kmsg_result *r = malloc(sizeof *r);
     if (r) {
         sc_nvidia_kmsg_scan((const char *)data, size, r);
-        if (r->kept > SC_NV_KMSG_KEEP || r->total > r->lines || r->xids > r->total)
+        if (r->scan.kept > SC_KMSG_KEEP || r->scan.total > r->scan.lines ||
+            r->xids > r->scan.total || r->scan.ndevices > SC_KMSG_MAX_DEVICES)
             __builtin_trap();
-        for (size_t i = 0; i < r->kept; i++)
-            check_printable(r->first[i].line);
+        for (size_t i = 0; i < r->scan.kept; i++)
+            check_printable(r->scan.first[i].line);
         free(r);
     }
     if (sc_cuda_parse_version_json(text, buf, sizeof buf) == 0)

@@ -72,9 +72,9 @@ class Fixtures(CensusCase):
         f = self.census(r)["facts"]
         self.assertEqual(f["pci"], [])
         self.assertEqual(f["backends"]["amd"], {"pci": 0, "driver_devices": 0, "present": False})
-        self.assertEqual(f["backends"]["nvidia"], {"pci": 0, "present": False})
+        self.assertEqual(f["backends"]["nvidia"], {"pci": 0, "driver_devices": 0, "present": False})
         msg = r.finding("driver.no-accelerator")["message"]
-        for word in ("AMD", "Hygon", "NVIDIA", "Huawei", "KFD", "/dev/davinci"):
+        for word in ("AMD", "Hygon", "NVIDIA", "Huawei", "KFD", "/dev/davinci", "Tegra"):
             self.assertIn(word, msg)
 
     def test_mi250x_counts(self):

@@ -181,7 +181,7 @@ class Fixtures(DriverCase):
         r = self.sysroot(root)
         self.assertEqual(self.drv(r)["status"], "warn")
         self.assertEqual(self.problems(r), ["amd.device-no-driver", "amd.kfd-fewer-gpus"])
-        self.assertIn("0000:de:00.0 (0x1002:0x740c) has driver vfio-pci",
+        self.assertIn("0000:de:00.0 (0x1002:0x740c, Aldebaran gfx90a, driver vfio-pci)",
                       r.finding("amd.device-no-driver")["message"])
         self.assertIn("9 accelerator(s) bound", r.finding("amd.kfd-fewer-gpus")["message"])
 
@@ -213,10 +213,12 @@ class Fixtures(DriverCase):
         self.assertEqual(r.rc, 1)
         self.assertEqual(p["status"], "fail")
         ids = r.finding_ids("driver.amd")
-        self.assertEqual(ids[0], "amd.kfd-no-gpu")
+        self.assertEqual(r.snapshot["summary"]["first_failure"]["finding"], "amd.kfd-no-gpu")
         self.assertIn("amd.kernel-log-errors", ids)  # "skipped device ... PCI rejects atomics"
         self.assertIn("skipped device 1002:67df", r.finding("amd.kernel-log-errors")["message"])
         self.assertIn("0000:04:00.0", r.finding("amd.kfd-no-gpu")["message"])
+        # the remedy follows the kernel's reason: the KFD skipped it for PCIe atomics
+        self.assertIn("does not pass atomic operations", r.finding("amd.kfd-no-gpu")["hint"])
         self.assertEqual(p["facts"]["kfd"]["cpu_nodes"], 1)
         self.assertEqual(p["facts"]["devices"], [])
         self.assertIsNone(p["facts"]["module"]["version"])  # in-kernel amdgpu has no version

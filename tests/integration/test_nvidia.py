@@ -52,6 +52,7 @@ class H200(NvidiaCase):
         for d in devs:
             self.assertEqual((d["device_id"], d["model"], d["vbios"], d["driver"]),
                              ("0x2335", "NVIDIA H200", "96.00.99.00.01", "nvidia"))
+            self.assertEqual((d["pci_name"], d["compute_capability"]), ("NVIDIA H200", "9.0"))
         self.assertEqual([n["path"] for n in f["device_nodes"]],
                          ["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0", "/dev/nvidia1"])
         self.assertTrue(all(n["exists"] and n["readable"] and n["writable"]
@@ -103,6 +104,11 @@ class H200(NvidiaCase):
         f = r.finding("nvidia.module-version-mismatch")
         self.assertIn("libcuda is 535.104.05", f["message"])
         self.assertIn("kernel module is 550.127.05", f["message"])
+        # every error counts: the offline inventory's error fails runtime.cuda and the run
+        p = r.probe("runtime.cuda")
+        self.assertEqual((p["status"], p["offline"], r.rc), ("fail", True, 1))
+        self.assertEqual(r.snapshot["summary"]["first_failure"]["finding"],
+                         "nvidia.module-version-mismatch")
 
     def test_proc_and_module_versions_differ(self):
         root = self.temp_copy("nvidia-h200")
@@ -121,7 +127,17 @@ class H200(NvidiaCase):
                    "fallen off the bus.\n", append=True)
         r = self.sysroot(root)
         p = self.drv(r)
-        self.assertEqual((p["status"], r.rc), ("warn", 0))
+        # the GPU the kernel says fell off the bus fails the driver layer, with a hardware remedy
+        self.assertEqual((p["status"], r.rc), ("fail", 1))
+        failed = r.finding("nvidia.device-failed")
+        self.assertIn("GPU 0000:2a:00.0: GPU has fallen off the bus (xid)", failed["message"])
+        self.assertIn("drain the node", failed["hint"])
+        self.assertNotIn("install", failed["hint"])
+        self.assertEqual(self.problems(r), ["nvidia.kernel-log-errors", "nvidia.device-failed"])
+        devs = p["facts"]["devices"]
+        self.assertNotIn("kernel_log", devs[0])
+        self.assertEqual([e["kind"] for e in devs[1]["kernel_log"]], ["xid", "fallen-off-bus"])
+        self.assertEqual(devs[1]["kernel_reason"]["severity"], "error")
         f = r.finding("nvidia.kernel-log-errors")
         self.assertEqual(f["severity"], "warn")
         self.assertIn("2 NVRM error line(s) in /var/log/kern.log (1 Xid: 79, GPU fallen off the bus)",

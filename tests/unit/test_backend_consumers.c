@@ -203,7 +203,16 @@ static void test_census_driver_sources(void **state)
     sc_census_read(&root, &c);
     assert_true(entry(&c, SC_BACKEND_AMD)->has_driver_source);
     assert_int_equal(entry(&c, SC_BACKEND_AMD)->driver, 8);
-    assert_false(entry(&c, SC_BACKEND_NVIDIA)->has_driver_source);
+    assert_true(entry(&c, SC_BACKEND_NVIDIA)->has_driver_source); /* Tegra platform GPUs */
+    assert_int_equal(entry(&c, SC_BACKEND_NVIDIA)->driver, 0);
+    sc_census_free(&c);
+    sc_root_close(&root);
+    assert_true(fixture_root("jetson-orin-nx", &root));
+    sc_census_read(&root, &c);
+    assert_int_equal(entry(&c, SC_BACKEND_NVIDIA)->pci, 0);
+    assert_int_equal(entry(&c, SC_BACKEND_NVIDIA)->driver, 1);
+    assert_true(sc_census_sees(entry(&c, SC_BACKEND_NVIDIA)));
+    assert_int_equal(sc_census_present(&c), 1);
     sc_census_free(&c);
     sc_root_close(&root);
     assert_true(fixture_root("plain-server", &root));

@@ -228,7 +228,12 @@ static void test_vram_sum(void **state)
     assert_true(total == UINT64_MAX); /* saturates, never wraps */
 }
 
-static const char *const drivers[] = {"amdgpu", "kfd", "hydcu", "hycu", NULL};
+static sc_kmsg_result r; /* large: not on the stack */
+
+static void scan(const char *log, size_t n)
+{
+    sc_kmsg_scan_table(log, n, &sc_amd_kmsg_table, &r, NULL, NULL);
+}
 
 static void test_kmsg_scan(void **state)
 {
@@ -243,24 +248,96 @@ static void test_kmsg_scan(void **state)
                        "3,1005,9700001,-;nvme nvme0: I/O 12 QID 3 timeout, aborting\n"
                        "4,1006,9700002,-;amdgpu: amdgpu_device_ip_init failed: some timeout\n"
                        "Oct  9 17:02:45 dcu01 kernel: hydcu 0000:3f:00.0: hydcu: PCIE atomic ops "
-                       "is not supported\n";
-    sc_kmsg_result r;
-    sc_kmsg_scan(log, sizeof log - 1, drivers, &r);
-    assert_int_equal(r.total, 4);
-    assert_int_equal(r.lines, 8);
+                       "is not supported\n"
+                       "amdgpu 0000:c1:00.0: amdgpu: Trusted Memory Zone (TMZ) feature not "
+                       "supported\n";
+    scan(log, sizeof log - 1);
+    assert_int_equal(r.total, 5);
+    assert_int_equal(r.lines, 9);
     assert_string_equal(r.first[0].kind, "ring-timeout");
     assert_true(strncmp(r.first[0].line, "[drm:amdgpu_job_timedout", 24) == 0); /* prefix gone */
+    assert_string_equal(r.first[0].pci, ""); /* no device named before it */
     assert_string_equal(r.first[1].kind, "gpu-reset");
+    assert_string_equal(r.first[1].pci, "0000:c1:00.0");
     assert_string_equal(r.first[2].kind, "firmware-load-failed");
-    assert_string_equal(r.first[3].kind, "not-supported");
+    assert_int_equal(r.first[2].pattern->cls, SC_KMSG_FIRMWARE);
+    /* no address on the line: the device named just before it */
+    assert_string_equal(r.first[3].kind, "init-failed");
+    assert_string_equal(r.first[3].pci, "0000:c1:00.0");
+    assert_false(r.first[3].pci_in_line);
+    assert_string_equal(r.first[4].kind, "not-supported");
+    const sc_kmsg_device *d = sc_kmsg_device_of(&r, "0000:C1:00.0");
+    assert_non_null(d);
+    assert_int_equal(d->total, 3);
+    assert_string_equal(d->cause.kind, "firmware-load-failed"); /* the first error: the cause */
+    assert_int_equal(r.ndevices, 2);
+}
+
+/* Lines quoted from public reports: kernelci/kernelci-core#2238 (PSP firmware), ROCm
+ * legacy-rocm-build #2747 (PSP ring), #719 (DID missing), #6273 (MES, MODE2), #2804 (VRAM lost,
+ * failed reset), #4533 (atombios), linux's amdgpu_reset strings (BACO, MODE1). Each is recognised,
+ * with its severity, and pinned to the device it names. */
+static void test_kmsg_real_amd_lines(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line, *kind, *pci;
+        sc_severity sev;
+    } cases[] = {
+        {"[    3.593924] [drm:psp_sw_init] *ERROR* Failed to load psp firmware!",
+         "psp-firmware-load-failed", "", SC_SEV_ERROR},
+        {"[    3.614955] amdgpu 0000:04:00.0: amdgpu: Fatal error during GPU init", "init-failed",
+         "0000:04:00.0", SC_SEV_ERROR},
+        {"[Mon Dec 18 08:34:36 2023] [drm:psp_hw_start [amdgpu]] *ERROR* PSP create ring failed!",
+         "psp-ring-failed", "", SC_SEV_ERROR},
+        {"amdgpu: probe of 0000:c7:00.0 failed with error -22", "probe-failed", "0000:c7:00.0",
+         SC_SEV_ERROR},
+        {"[    2.510806] kfd kfd: DID 15d8 is missing in supported_devices",
+         "kfd-unsupported-device", "", SC_SEV_ERROR},
+        {"kfd kfd: amdgpu: DID 15d8 is missing in supported_kfd_devices", "kfd-unsupported-device",
+         "", SC_SEV_ERROR},
+        {"[127037.563935] amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
+         "mes-timeout", "0000:c5:00.0", SC_SEV_WARN},
+        {"[127037.776773] amdgpu 0000:c5:00.0: amdgpu: MODE2 reset", "gpu-reset", "0000:c5:00.0",
+         SC_SEV_WARN},
+        {"[  649.968330] [drm] VRAM is lost due to GPU reset!", "vram-lost", "", SC_SEV_WARN},
+        {"[  650.160935] amdgpu 0000:0b:00.0: amdgpu: GPU reset(1) failed", "gpu-reset-failed",
+         "0000:0b:00.0", SC_SEV_ERROR},
+        {"amdgpu 0000:03:00.0: amdgpu: MODE1 reset", "gpu-reset", "0000:03:00.0", SC_SEV_WARN},
+        {"amdgpu 0000:03:00.0: amdgpu: BACO reset", "gpu-reset", "0000:03:00.0", SC_SEV_WARN},
+        {"[drm:amdgpu_device_gpu_recover [amdgpu]] *ERROR* VRAM is lost!", "vram-lost", "",
+         SC_SEV_WARN},
+        {"[   31.489889] [drm:atom_op_jump [amdgpu]] *ERROR* atombios stuck in loop for more "
+         "than 20secs aborting",
+         "vbios-hang", "", SC_SEV_ERROR},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        scan(cases[i].line, strlen(cases[i].line));
+        assert_int_equal(r.total, 1);
+        assert_string_equal(r.first[0].kind, cases[i].kind);
+        assert_string_equal(r.first[0].pci, cases[i].pci);
+        assert_int_equal(r.first[0].pattern->severity, cases[i].sev);
+    }
+}
+
+static void test_kmsg_find_pci(void **state)
+{
+    (void)state;
+    char out[16];
+    assert_true(sc_kmsg_find_pci("NVRM: Xid (PCI:0000:2A:00): 79", 30, out, sizeof out));
+    assert_string_equal(out, "0000:2a:00.0");
+    assert_true(sc_kmsg_find_pci("GPU at 0000:01:00.3 has", 23, out, sizeof out));
+    assert_string_equal(out, "0000:01:00.3");
+    assert_false(sc_kmsg_find_pci("added device 1002:67ef", 22, out, sizeof out));
+    assert_false(sc_kmsg_find_pci("fe80:0000:12:34:56ab::1", 23, out, sizeof out));
+    assert_false(sc_kmsg_find_pci("0000:c1:0", 9, out, sizeof out));
 }
 
 static void test_kmsg_escape_and_bounds(void **state)
 {
     (void)state;
     const char log[] = "amdgpu: GPU reset \x1b[31mred\x1b[0m \\ \xff\0 after-nul\n";
-    sc_kmsg_result r;
-    sc_kmsg_scan(log, sizeof log - 1, drivers, &r);
+    scan(log, sizeof log - 1);
     assert_int_equal(r.total, 1);
     assert_null(strchr(r.first[0].line, '\x1b'));
     assert_non_null(strstr(r.first[0].line, "\\x1b[31mred"));
@@ -268,14 +345,23 @@ static void test_kmsg_escape_and_bounds(void **state)
     char out[8];
     sc_kmsg_escape("\x01\x02\x03", 3, out, sizeof out);
     assert_string_equal(out, "\\x01"); /* cut on a whole escape, still terminated */
-    char big[20000];
+    static char big[20000];
     memset(big, 'a', sizeof big);
     memcpy(big, "amdgpu GPU reset ", 17);
-    sc_kmsg_scan(big, sizeof big, drivers, &r);
+    scan(big, sizeof big);
     assert_int_equal(r.total, 1);
     assert_true(strlen(r.first[0].line) < SC_KMSG_LINE_MAX);
-    sc_kmsg_scan(NULL, 0, drivers, &r);
+    scan(NULL, 0);
     assert_int_equal(r.total, 0);
+    /* more devices than kept apart: the scan still counts, and keeps the first ones */
+    static char many[64 * 64];
+    size_t len = 0;
+    for (int i = 0; i < 60; i++)
+        len += (size_t)snprintf(many + len, sizeof many - len,
+                                "amdgpu 0000:%02x:00.0: GPU reset begin!\n", i);
+    scan(many, len);
+    assert_int_equal(r.total, 60);
+    assert_int_equal(r.ndevices, SC_KMSG_MAX_DEVICES);
 }
 
 /* The readers on the committed MI250X fixture, through a real root. */
@@ -327,8 +413,7 @@ static void test_live_readers(void **state)
     int rc = sc_kmsg_read(&root, &text, source, sizeof source, &err);
     assert_string_equal(source, "/dev/kmsg");
     if (rc == 0 && geteuid() == 0) {
-        sc_kmsg_result r;
-        sc_kmsg_scan(text.data, text.len, drivers, &r);
+        scan(text.data, text.len);
         assert_true(r.lines > 0);
     } else if (rc < 0) {
         assert_non_null(strstr(err.message, "/dev/kmsg"));
@@ -387,6 +472,8 @@ int main(void)
         cmocka_unit_test(test_pci_vocabulary),
         cmocka_unit_test(test_vram_sum),
         cmocka_unit_test(test_kmsg_scan),
+        cmocka_unit_test(test_kmsg_real_amd_lines),
+        cmocka_unit_test(test_kmsg_find_pci),
         cmocka_unit_test(test_kmsg_escape_and_bounds),
         cmocka_unit_test(test_fixture_readers),
         cmocka_unit_test(test_fixture_drm),

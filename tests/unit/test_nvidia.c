@@ -101,24 +101,34 @@ static void test_kmsg_scan(void **state)
         "the driver\n";
     sc_nvidia_kmsg_result r;
     sc_nvidia_kmsg_scan(log, sizeof log - 1, &r);
-    assert_int_equal(r.lines, 7);
-    assert_int_equal(r.total, 5);
+    assert_int_equal(r.scan.lines, 7);
+    assert_int_equal(r.scan.total, 5);
     assert_int_equal(r.xids, 3);
     assert_int_equal(r.off_bus, 2);
     assert_string_equal(r.xid_list, "79,48");
-    assert_string_equal(r.first[0].kind, "xid");
-    assert_int_equal(r.first[0].xid, 79);
-    assert_string_equal(r.first[1].kind, "fallen-off-bus");
-    assert_string_equal(r.first[4].kind, "api-mismatch");
-    assert_true(strncmp(r.first[2].line, "NVRM: Xid", 9) == 0); /* record prefix stripped */
+    assert_string_equal(r.scan.first[0].kind, "xid");
+    assert_int_equal(r.xid[0], 79);
+    assert_int_equal(r.scan.first[0].pattern->severity, SC_SEV_ERROR);
+    assert_string_equal(r.scan.first[0].pci, "0000:18:00.0"); /* "PCI:0000:18:00" is function 0 */
+    assert_string_equal(r.scan.first[1].kind, "fallen-off-bus");
+    assert_string_equal(r.scan.first[4].kind, "api-mismatch");
+    assert_int_equal(r.scan.first[4].pattern->cls, SC_KMSG_MISMATCH);
+    assert_true(strncmp(r.scan.first[2].line, "NVRM: Xid", 9) == 0); /* record prefix stripped */
+    /* each line pinned to its GPU: 2 on 18:00.0, the two Xid 48 (double-bit ECC) on 2a:00.0 */
+    const sc_kmsg_device *d = sc_kmsg_device_of(&r.scan, "0000:2a:00.0");
+    assert_non_null(d);
+    assert_int_equal(d->total, 2);
+    assert_true(d->has_cause);
+    assert_string_equal(d->cause.pattern->meaning, "double-bit ECC error");
+    assert_int_equal(sc_kmsg_device_of(&r.scan, "0000:18:00.0")->total, 2);
     assert_string_equal(sc_nvidia_xid_meaning(79), "GPU has fallen off the bus");
     assert_null(sc_nvidia_xid_meaning(12345));
     static const char nul[] = "NVRM: Xid (PCI:0000:18:00): 13\0\x1b[31m, x\n";
     sc_nvidia_kmsg_scan(nul, sizeof nul - 1, &r);
-    assert_int_equal(r.total, 1);
-    assert_non_null(strstr(r.first[0].line, "\\x00\\x1b")); /* escaped, not passed through */
+    assert_int_equal(r.scan.total, 1);
+    assert_non_null(strstr(r.scan.first[0].line, "\\x00\\x1b")); /* escaped, not passed through */
     sc_nvidia_kmsg_scan(NULL, 0, &r);
-    assert_int_equal(r.lines, 0);
+    assert_int_equal(r.scan.lines, 0);
 }
 
 /* ---- CUDA values ---- */

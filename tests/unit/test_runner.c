@@ -139,6 +139,26 @@ static const sc_probe p_inv_crash = {.id = "framework.inv",
                                      .timeout_s = 5,
                                      .run = run_segv,
                                      .inventory = inventory_note};
+static void inventory_error(const sc_ctx *ctx, sc_result *res)
+{
+    (void)ctx;
+    sc_finding(res, "test.broken", SC_SEV_ERROR, "fix it", "user space and kernel disagree");
+}
+
+static const sc_probe p_inv_error = {.id = "runtime.inverr",
+                                     .layer = SC_LAYER_RUNTIME,
+                                     .backend = SC_BACKEND_NVIDIA,
+                                     .isolated = true,
+                                     .active = true,
+                                     .timeout_s = 5,
+                                     .run = run_pass,
+                                     .inventory = inventory_error};
+static const sc_probe p_inv_error_crash = {.id = "framework.inverr",
+                                           .layer = SC_LAYER_FRAMEWORK,
+                                           .isolated = true,
+                                           .timeout_s = 5,
+                                           .run = run_segv,
+                                           .inventory = inventory_error};
 static const sc_probe p_warn = {.id = "driver.warn", .layer = SC_LAYER_DRIVER, .run = run_warn};
 /* backend-neutral driver probes, as driver.devices is: one that saw nothing, one that saw some */
 static const sc_probe p_census_fail = {
@@ -361,6 +381,52 @@ static void test_inventory_always_collected(void **state)
     cJSON_Delete(snap);
 }
 
+/* Every error counts: an error finding from the inventory fails its probe and the run. */
+static void test_inventory_error_gated_fails(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_driver_fail, &p_inv_error, NULL};
+    cJSON *snap;
+    sc_run_state rs;
+    assert_int_equal(run_state(table, false, false, &snap, &rs), 1);
+    cJSON *p = probe_json(snap, "runtime.inverr");
+    assert_string_equal(field(p, "status"), "fail");
+    assert_string_equal(field(p, "reason"), "driver.fail did not pass");
+    assert_int_equal(rs.outcomes[1].status, SC_STATUS_FAIL);
+    cJSON_Delete(snap);
+    sc_run_state_free(&rs);
+}
+
+static void test_inventory_error_offline_fails(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_driver_pass, &p_inv_error, &p_fw_any, NULL};
+    cJSON *snap;
+    assert_int_equal(run_table(table, false, true, &snap), 1);
+    cJSON *p = probe_json(snap, "runtime.inverr");
+    assert_string_equal(field(p, "status"), "fail");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(p, "offline")));
+    cJSON *ff = cJSON_GetObjectItem(cJSON_GetObjectItem(snap, "summary"), "first_failure");
+    assert_string_equal(field(ff, "probe"), "runtime.inverr");
+    assert_string_equal(field(ff, "finding"), "test.broken");
+    /* the offline failure does not gate the passive probes above */
+    assert_string_equal(field(probe_json(snap, "framework.any"), "status"), "pass");
+    cJSON_Delete(snap);
+}
+
+static void test_inventory_error_crashed_child_fails(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_inv_error_crash, NULL};
+    cJSON *snap;
+    assert_int_equal(run_table(table, false, false, &snap), 1);
+    cJSON *p = probe_json(snap, "framework.inverr");
+    assert_string_equal(field(p, "status"), "crash"); /* worse than fail: kept */
+    cJSON *f = cJSON_GetArrayItem(cJSON_GetObjectItem(p, "findings"), 0);
+    assert_string_equal(field(f, "id"), "test.broken");
+    cJSON_Delete(snap);
+}
+
 /* Reads the run so far through the typed accessors into its facts. */
 static void run_reader(const sc_ctx *ctx, sc_result *res)
 {
@@ -573,6 +639,9 @@ int main(void)
         cmocka_unit_test(test_isolate_outcomes),
         cmocka_unit_test(test_signal_names_match_glibc),
         cmocka_unit_test(test_inventory_always_collected),
+        cmocka_unit_test(test_inventory_error_gated_fails),
+        cmocka_unit_test(test_inventory_error_offline_fails),
+        cmocka_unit_test(test_inventory_error_crashed_child_fails),
         cmocka_unit_test(test_ctx_reads_final_outcomes),
         cmocka_unit_test(test_observer_hears_each_outcome),
         cmocka_unit_test(test_outcomes_independent_of_fill_order),

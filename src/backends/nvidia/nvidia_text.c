@@ -142,9 +142,12 @@ static const char *find_ci(const char *s, size_t n, const char *needle)
     return NULL;
 }
 
-/* The Xid number of "NVRM: Xid (PCI:0000:18:00): 79, pid=...": the number after the "): ". */
-static int xid_number(const char *line, size_t n, const char *xid)
+/* The number after the "): " that follows "Xid". */
+int sc_nvidia_xid_of_line(const char *line, size_t n)
 {
+    const char *xid = find_ci(line, n, "Xid");
+    if (!xid)
+        return -1;
     const char *end = line + n, *p = xid + 3;
     const char *close = memchr(p, ')', (size_t)(end - p));
     p = close ? close + 1 : p;
@@ -156,27 +159,6 @@ static int xid_number(const char *line, size_t n, const char *xid)
     return digits ? v : -1;
 }
 
-static const char *match_kind(const char *line, size_t n, int *xid)
-{
-    *xid = -1;
-    if (!find_ci(line, n, "NVRM:"))
-        return NULL;
-    const char *x = find_ci(line, n, "Xid");
-    if (x) {
-        *xid = xid_number(line, n, x);
-        return "xid";
-    }
-    if (find_ci(line, n, "fallen off the bus"))
-        return "fallen-off-bus";
-    if (find_ci(line, n, "API mismatch"))
-        return "api-mismatch";
-    if (find_ci(line, n, "RmInitAdapter failed") || find_ci(line, n, "failed to initialize"))
-        return "init-failed";
-    return NULL;
-}
-
-/* The message of a kmsg record ("6,1234,5678,-;text"): after the ';' when what precedes it is the
- * record's digits, commas and flag characters. */
 static void note_xid(sc_nvidia_kmsg_result *out, int xid)
 {
     char num[16], padded[72];
@@ -192,50 +174,24 @@ static void note_xid(sc_nvidia_kmsg_result *out, int xid)
     snprintf(out->xid_list + len, sizeof out->xid_list - len, "%s%s", len ? "," : "", num);
 }
 
+/* Counts the Xids and the lost GPUs of each match as the scan goes. */
+static void count_match(void *arg, const sc_kmsg_match *m, const char *line, size_t n)
+{
+    sc_nvidia_kmsg_result *out = arg;
+    bool is_xid = strcmp(m->kind, "xid") == 0;
+    int xid = is_xid ? sc_nvidia_xid_of_line(line, n) : -1;
+    out->xids += is_xid;
+    out->off_bus += strcmp(m->kind, "fallen-off-bus") == 0 || xid == 79 ||
+                    (is_xid && find_ci(line, n, "fallen off the bus"));
+    note_xid(out, xid);
+    if (out->scan.total <= SC_KMSG_KEEP) /* scan.first[total - 1] is this match */
+        out->xid[out->scan.total - 1] = xid;
+}
+
 void sc_nvidia_kmsg_scan(const char *buf, size_t len, sc_nvidia_kmsg_result *out)
 {
     memset(out, 0, sizeof *out);
-    const char *line;
-    size_t pos = 0, n;
-    while (sc_kmsg_next_line(buf, len, &pos, &line, &n)) {
-        out->lines++;
-        int xid;
-        const char *kind = match_kind(line, n, &xid);
-        if (!kind)
-            continue;
-        out->total++;
-        out->xids += strcmp(kind, "xid") == 0;
-        out->off_bus += strcmp(kind, "fallen-off-bus") == 0 || xid == 79 ||
-                        (strcmp(kind, "xid") == 0 && find_ci(line, n, "fallen off the bus"));
-        note_xid(out, xid);
-        if (out->kept < SC_NV_KMSG_KEEP) {
-            sc_nvidia_kmsg_match *m = &out->first[out->kept++];
-            m->kind = kind;
-            m->xid = xid;
-            sc_kmsg_escape(line, n, m->line, sizeof m->line);
-        }
-    }
-}
-
-const char *sc_nvidia_xid_meaning(int xid)
-{
-    switch (xid) {
-    case 13: return "graphics engine exception";
-    case 31: return "GPU memory page fault";
-    case 43: return "GPU stopped processing";
-    case 45: return "preemptive cleanup after earlier errors";
-    case 48: return "double-bit ECC error";
-    case 61: return "internal micro-controller breakpoint";
-    case 62: return "internal micro-controller halt";
-    case 63: return "ECC page retirement or row remapping event";
-    case 64: return "ECC page retirement or row remapping failure";
-    case 74: return "NVLink error";
-    case 79: return "GPU has fallen off the bus";
-    case 92: return "high single-bit ECC error rate";
-    case 94: return "contained ECC error";
-    case 95: return "uncontained ECC error";
-    case 119: return "GSP RPC timeout";
-    case 120: return "GSP error";
-    default: return NULL;
-    }
+    for (size_t i = 0; i < SC_KMSG_KEEP; i++)
+        out->xid[i] = -1;
+    sc_kmsg_scan_table(buf, len, &sc_nvidia_kmsg_table, &out->scan, count_match, out);
 }

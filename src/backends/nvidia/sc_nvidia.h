@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SC_NV_KMSG_KEEP 5
-#define SC_NV_KMSG_LINE_MAX 240
+#include "sc_kmsg.h"
+#include "sc_sysroot.h"
 
 /* Parses the "NVRM version:" line of /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX
  * x86_64 Kernel Module  550.127.05  Tue Oct  8 ..." or "... Open Kernel Module for x86_64
@@ -36,28 +36,28 @@ typedef struct {
  * keys are ignored. Returns 0, or -EINVAL when not one line has the Key: value form. */
 int sc_nvidia_parse_gpu_info(const char *text, sc_nvidia_gpu_info *out);
 
-/* One kernel-log line of the NVIDIA driver that reports a problem. */
+/* The NVRM lines that report a problem (sc_nvidia_kmsg_table), with the Xid numbers counted. */
 typedef struct {
-    const char *kind;               /* "xid", "fallen-off-bus", "api-mismatch", "init-failed" */
-    int xid;                        /* the Xid number, -1 for other kinds or when unreadable */
-    char line[SC_NV_KMSG_LINE_MAX]; /* the message, escaped, cut to fit */
-} sc_nvidia_kmsg_match;
-
-typedef struct {
-    sc_nvidia_kmsg_match first[SC_NV_KMSG_KEEP];
-    size_t kept;
-    size_t total;      /* all matching lines */
-    size_t xids;       /* Xid lines */
-    size_t off_bus;    /* "fallen off the bus" lines */
-    size_t lines;      /* lines scanned */
-    char xid_list[64]; /* distinct Xid numbers seen, "79,48" (cut to fit) */
+    sc_kmsg_result scan;   /* the matches, pinned to devices */
+    int xid[SC_KMSG_KEEP]; /* the Xid number of scan.first[i], -1 for other kinds */
+    size_t xids;           /* Xid lines */
+    size_t off_bus;        /* "fallen off the bus" lines (Xid 79 or the plain message) */
+    char xid_list[64];     /* distinct Xid numbers seen, "79,48" (cut to fit) */
 } sc_nvidia_kmsg_result;
 
 /* Scans len bytes of kernel-log text (kmsg records or syslog lines; NUL bytes allowed) for the
  * NVRM lines that report a problem. */
 void sc_nvidia_kmsg_scan(const char *buf, size_t len, sc_nvidia_kmsg_result *out);
+/* The Xid number of "NVRM: Xid (PCI:0000:18:00): 79, ..." in line[0..n), -1 when none. */
+int sc_nvidia_xid_of_line(const char *line, size_t n);
 
-/* Known Xid numbers in words ("79" -> "GPU has fallen off the bus"), NULL when unknown. */
+/* Platform (Tegra/Jetson) GPUs under root: the platform devices named like a GPU, counted only
+ * where an NVIDIA driver is there (/proc/driver/nvidia, /sys/module/nvgpu or /dev/nvhost-*); 0
+ * when none, a negative errno with err filled when a directory cannot be listed (tegra.c). */
+int sc_nvidia_platform_gpus(const sc_root *root, sc_error *err);
+
+/* Known Xid numbers in words ("79" -> "GPU has fallen off the bus"), NULL when unknown
+ * (nvidia_kmsg.c, beside the table). */
 const char *sc_nvidia_xid_meaning(int xid);
 
 #endif
