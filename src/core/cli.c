@@ -43,6 +43,9 @@ static const char usage_text[] =
     "  --app CMD            the application's smallest real step, run through /bin/sh -c\n"
     "  --app-script FILE    a Python script run in the framework layer's interpreter\n"
     "  --app-repeat N       run the app step N times (first run apart from steady state)\n"
+    "  --jobs N             run up to N probes at once (default: the online CPUs; 1: one by one)\n"
+    "  --progress WHEN      auto, always or never: a status line of what runs (on a terminal),\n"
+    "                       \"still running\" lines for slow probes (off one)\n"
     "  --no-color           no colour (also when NO_COLOR is set)\n"
     "  -q, --quiet          print the verdict only\n"
     "  -v, --verbose        print every finding and each probe's duration\n"
@@ -69,7 +72,9 @@ enum {
     OPT_ARCH,
     OPT_APP,
     OPT_APP_SCRIPT,
-    OPT_APP_REPEAT
+    OPT_APP_REPEAT,
+    OPT_JOBS,
+    OPT_PROGRESS
 };
 
 static const struct option run_options[] = {
@@ -91,6 +96,8 @@ static const struct option run_options[] = {
     {"app", required_argument, NULL, OPT_APP},
     {"app-script", required_argument, NULL, OPT_APP_SCRIPT},
     {"app-repeat", required_argument, NULL, OPT_APP_REPEAT},
+    {"jobs", required_argument, NULL, OPT_JOBS},
+    {"progress", required_argument, NULL, OPT_PROGRESS},
     {NULL, 0, NULL, 0},
 };
 
@@ -124,6 +131,25 @@ static int add_to(sc_strlist *list, const char *item, const char *what)
     return sc_strlist_add(list, item) == 0 ? 0 : usage_error("too many %s options", what);
 }
 
+/* --jobs and --progress; returns 0 or SC_EXIT_USAGE. */
+static int apply_run_option(int c, sc_options *opt)
+{
+    static const char *const progress[] = {"auto", "always", "never"};
+    char *end;
+    if (c == OPT_JOBS) {
+        opt->jobs = (int)strtol(optarg, &end, 10);
+        if (*end || opt->jobs < 1 || opt->jobs > 64)
+            return usage_error("invalid --jobs '%s' (1 to 64)", optarg);
+        return 0;
+    }
+    for (int i = 0; i < 3; i++)
+        if (strcmp(optarg, progress[i]) == 0) {
+            opt->progress = (sc_progress)i;
+            return 0;
+        }
+    return usage_error("invalid --progress '%s' (auto, always or never)", optarg);
+}
+
 /* Applies one parsed option; returns 0, 1 (help or version printed) or SC_EXIT_USAGE. */
 static int apply_option(int c, sc_options *opt)
 {
@@ -134,7 +160,7 @@ static int apply_option(int c, sc_options *opt)
     case OPT_SYSROOT: opt->sysroot = optarg; break;
     case OPT_KEEP_GOING: opt->keep_going = true; break;
     case OPT_NO_COLOR: opt->color = false; break;
-    case 'q': opt->verbosity = -1; break;
+    case 'q': opt->verbosity = -1; break; /* and no progress: see sc_live_new */
     case 'v': opt->verbosity = 1; break;
     case OPT_HIP_LIBRARY: opt->hip_library = optarg; break;
     case OPT_PYTHON: opt->python = optarg; break;
@@ -153,6 +179,8 @@ static int apply_option(int c, sc_options *opt)
         if (*end || opt->app_repeat < 1 || opt->app_repeat > 10000)
             return usage_error("invalid --app-repeat '%s' (1 to 10000)", optarg);
         break;
+    case OPT_JOBS:
+    case OPT_PROGRESS: return apply_run_option(c, opt);
     case OPT_VERSION: printf("stackcheck %s\n", SC_VERSION); return 1;
     case 'h': fputs(usage_text, stdout); return 1;
     default: return SC_EXIT_USAGE;
@@ -163,6 +191,8 @@ static int apply_option(int c, sc_options *opt)
 int sc_parse_run_options(int argc, char **argv, sc_options *opt)
 {
     sc_options_init(opt);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    opt->jobs = cpus > 64 ? 64 : cpus > 1 ? (int)cpus : 1;
     opt->argc = argc;
     opt->argv = argv;
     const char *no_color = getenv("NO_COLOR");

@@ -17,6 +17,10 @@ typedef struct sc_run_state sc_run_state;
 typedef struct {
     void (*started)(const sc_run_state *rs, size_t index, void *arg);
     void (*final)(const sc_run_state *rs, size_t index, void *arg);
+    /* The running probe of outcome index named a new step (its last in outcomes[index].steps). */
+    void (*step)(const sc_run_state *rs, size_t index, void *arg);
+    /* Time passes while probes run (a few times a second): time to redraw what runs. */
+    void (*tick)(const sc_run_state *rs, void *arg);
     void *arg;
 } sc_run_observer;
 
@@ -51,6 +55,11 @@ const sc_outcome *sc_run_state_at(const sc_run_state *rs, size_t k);
  * res), duration ms (kept to the microsecond), tail (NULL or "" for none) and offline. */
 void sc_outcome_finish(sc_outcome *o, sc_result *res, sc_status st, double ms, const char *tail,
                        bool offline);
+
+/* Records that running outcome o begins step name at now_ms (the previous step ends then). */
+void sc_outcome_step(sc_outcome *o, const char *name, double now_ms);
+/* The name of o's current step, or NULL. */
+const char *sc_outcome_current_step(const sc_outcome *o);
 
 /* A layer's status: the worst of its final outcomes that ran (not skip); skip when none ran. */
 sc_status sc_run_state_layer_status(const sc_run_state *rs, sc_layer layer);
