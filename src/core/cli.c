@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sc_findings_doc.h"
+#include "sc_live.h"
 #include "sc_probe.h"
 #include "sc_redact.h"
 #include "sc_report.h"
@@ -229,13 +230,6 @@ static int write_outputs(const cJSON *snapshot, const sc_run_state *rs, const sc
     return rc;
 }
 
-/* With -v, each probe that really runs is named as it starts. */
-static void say_running(const sc_run_state *rs, size_t index, void *arg)
-{
-    (void)arg;
-    fprintf(stderr, "stackcheck: running %s\n", rs->outcomes[index].probe->id);
-}
-
 int sc_cmd_run(int argc, char **argv)
 {
     sc_options opt;
@@ -258,15 +252,19 @@ int sc_cmd_run(int argc, char **argv)
         sc_root_close(&root);
         return SC_EXIT_FAIL;
     }
-    sc_run_observer verbose = {.started = say_running};
-    sc_run_state rs;
-    int exit_code = sc_run_probes(sc_probes, &opt, &root, opt.verbosity > 0 ? &verbose : NULL, &rs);
-    /* The one door out: the run's outcomes passed it as the run ended; the header passes it here.
-     * The report, the snapshot and JUnit all come from what went through. */
+    /* The one door out: the header passes it here, before it is printed; the run's outcomes as
+     * the run ends (what is printed while it runs, from copies through the door). The report,
+     * the snapshot and JUnit all come from what went through. */
     sc_redact_json(snapshot);
+    sc_live *live = sc_live_new(report, snapshot, &opt, opt.color);
+    sc_run_state rs;
+    int exit_code = sc_run_probes(sc_probes, &opt, &root, sc_live_observer(live), &rs);
     sc_snapshot_add_run(snapshot, &rs);
     sc_snapshot_add_not_read(snapshot);
-    sc_report_print(report, snapshot, &rs, opt.color, opt.verbosity);
+    if (live)
+        sc_live_finish(live, &rs);
+    else
+        sc_report_print(report, snapshot, &rs, opt.color, opt.verbosity);
     fflush(report);
     int out_rc = write_outputs(snapshot, &rs, &opt);
     cJSON_Delete(snapshot);

@@ -143,6 +143,7 @@ typedef struct {
 struct sc_isolate_child {
     pid_t pid;
     double start, deadline, timeout_s;
+    double exited_ms; /* when its exit was seen: its duration ends there, not when it is ended */
     reader r;
     int wstatus;
     bool exited;
@@ -363,8 +364,10 @@ void sc_isolate_wait(sc_isolate_child *const *children, size_t n, int wait_ms)
             take_events(children[i], &pfd[3 * i]);
     for (size_t i = 0; i < m; i++) {
         sc_isolate_child *c = children[i];
-        if (!c->exited && waitpid(c->pid, &c->wstatus, WNOHANG) == c->pid)
+        if (!c->exited && waitpid(c->pid, &c->wstatus, WNOHANG) == c->pid) {
             c->exited = true;
+            c->exited_ms = sc_now_ms();
+        }
         if (c->r.too_big && !c->exited)
             kill(-c->pid, SIGKILL);
     }
@@ -407,7 +410,7 @@ void sc_isolate_end(sc_isolate_child *c, sc_isolate_report *rep)
     close_fd(&c->r.step_fd);
     close_fd(&c->r.result_fd);
     sc_buf_free(&c->r.result);
-    rep->duration_ms = sc_now_ms() - c->start;
+    rep->duration_ms = (c->exited && c->exited_ms > 0 ? c->exited_ms : sc_now_ms()) - c->start;
     free(c);
 }
 

@@ -152,6 +152,25 @@ sc_run_summary sc_run_state_summary(const sc_run_state *rs)
     return s;
 }
 
+void sc_outcome_sealed_copy(const sc_outcome *o, sc_outcome *copy)
+{
+    *copy = *o;
+    copy->reason = o->reason ? sc_redact_value(o->reason) : NULL;
+    copy->output_tail = NULL;
+    copy->steps = NULL;
+    copy->facts = cJSON_Duplicate(o->facts, true);
+    copy->findings = cJSON_Duplicate(o->findings, true);
+    sc_redact_json(copy->facts);
+    sc_redact_json(copy->findings);
+}
+
+void sc_outcome_copy_free(sc_outcome *copy)
+{
+    free(copy->reason);
+    cJSON_Delete(copy->facts);
+    cJSON_Delete(copy->findings);
+}
+
 /* *text through the door, in place (hidden rather than leaked when memory runs out). */
 static void seal_text(char **text)
 {

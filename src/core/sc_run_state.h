@@ -61,6 +61,11 @@ void sc_outcome_step(sc_outcome *o, const char *name, double now_ms);
 /* The name of o's current step, or NULL. */
 const char *sc_outcome_current_step(const sc_outcome *o);
 
+/* A copy of final outcome o for printing while the run goes: its reason, facts and findings
+ * through the door (its output tail and steps left out); free it with sc_outcome_copy_free. */
+void sc_outcome_sealed_copy(const sc_outcome *o, sc_outcome *copy);
+void sc_outcome_copy_free(sc_outcome *copy);
+
 /* A layer's status: the worst of its final outcomes that ran (not skip); skip when none ran. */
 sc_status sc_run_state_layer_status(const sc_run_state *rs, sc_layer layer);
 /* The run's verdict from its final outcomes. */
