@@ -23,7 +23,7 @@ struct sc_live {
     const sc_options *opt;
     bool color, stream, rewrite, still;
     int next_layer; /* the first layer not printed yet */
-    bool shown;     /* a status line is on the screen */
+    size_t shown;   /* the width of the status line on the screen; 0: none */
     double last_draw;
     double *last_still; /* per outcome: when it was last named "still running" */
     sc_run_observer observer;
@@ -51,11 +51,15 @@ static size_t describe(const sc_live *lv, const sc_outcome *o, double now, char 
     return len;
 }
 
+/* Erases the status line: with an escape where colour is allowed, else with blanks (NO_COLOR
+ * asks for no escape sequences at all). */
 static void erase(sc_live *lv)
 {
-    if (lv->shown)
+    if (lv->shown && lv->color)
         fputs("\r\033[K", lv->out);
-    lv->shown = false;
+    else if (lv->shown)
+        fprintf(lv->out, "\r%*s\r", (int)lv->shown, "");
+    lv->shown = 0;
 }
 
 static int columns(FILE *out)
@@ -83,10 +87,11 @@ static void draw(sc_live *lv, const sc_run_state *rs)
     }
     erase(lv);
     if (running) {
+        size_t width = (size_t)columns(lv->out) - 1;
         fputs(lv->color ? "\033[2m" : "", lv->out);
-        sc_term_print(lv->out, line, (size_t)columns(lv->out) - 1);
+        sc_term_print(lv->out, line, width);
         fputs(lv->color ? "\033[0m" : "", lv->out);
-        lv->shown = true;
+        lv->shown = len < width ? len : width;
     }
     fflush(lv->out);
     lv->last_draw = now;
