@@ -128,21 +128,28 @@ static bool turn(plan *pl, size_t i)
     return true;
 }
 
-/* Starts the pending probes after the turn whose layers are read are final and whose gate is not
- * already closed, in report order, while slots are free. */
-static void speculate(plan *pl, size_t from)
+/* True when outcome i may start now: pending, the layers it reads final, its gate not already
+ * closed. */
+static bool startable(const plan *pl, size_t i)
 {
     char why[512];
     bool not_applicable;
-    for (size_t k = from; k < pl->rs->count && pl->running < pl->jobs; k++) {
-        size_t i = pl->rs->order[k];
-        const sc_outcome *o = &pl->rs->outcomes[i];
-        if (o->phase != SC_OUTCOME_PENDING || pl->start_error[i] ||
-            !needs_final(pl->rs, o->probe) ||
-            sc_gate_blocks(o->probe, pl->ctx, why, sizeof why, &not_applicable))
-            continue;
-        start(pl, i);
-    }
+    const sc_outcome *o = &pl->rs->outcomes[i];
+    return o->phase == SC_OUTCOME_PENDING && !pl->start_error[i] && needs_final(pl->rs, o->probe) &&
+           !sc_gate_blocks(o->probe, pl->ctx, why, sizeof why, &not_applicable);
+}
+
+/* Starts the pending probes after the turn that may start, while slots are free: the active ones
+ * first (initialising a runtime, importing torch: the slow part of a run, so the longest chain),
+ * then the passive ones, each kind in report order. */
+static void speculate(plan *pl, size_t from)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = from; k < pl->rs->count && pl->running < pl->jobs; k++) {
+            size_t i = pl->rs->order[k];
+            if (pl->rs->outcomes[i].probe->active == (pass == 0) && startable(pl, i))
+                start(pl, i);
+        }
 }
 
 /* Waits a little for the running children; the observer hears the tick. */
