@@ -253,11 +253,17 @@ void sc_runner_ran(sc_run_state *rs, size_t i, const sc_ctx *ctx, const sc_run_o
 
 /* Gates, runs (or skips) the probe of outcome i in this process, or isolated as its table entry
  * says, and makes the outcome final. */
+
 static void run_probe(sc_run_state *rs, size_t i, const sc_ctx *ctx,
                       const sc_run_observer *observer)
 {
-    if (sc_runner_skip_if_gated(rs, i, ctx, observer))
-        return;
+    if (!sc_runner_skip_if_gated(rs, i, ctx, observer))
+        sc_runner_run_here(rs, i, ctx, observer);
+}
+
+void sc_runner_run_here(sc_run_state *rs, size_t i, const sc_ctx *ctx,
+                        const sc_run_observer *observer)
+{
     sc_result res;
     if (sc_result_init(&res) < 0)
         return;

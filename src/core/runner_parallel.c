@@ -1,7 +1,9 @@
-/* The parallel runner: every probe runs in a child, started as soon as the layers it reads are
- * final and a slot is free, even before its own gate is known (speculatively). Outcomes are still
- * made final one by one in report order, each gated at its turn exactly as in a serial run: a
- * speculative child whose gate turns out closed is killed and its result discarded. */
+/* The parallel runner: probes run in children, started as soon as the layers they read are final
+ * and a slot is free, even before their own gate is known (speculatively); a probe that is not
+ * isolated runs in this process at its turn when no child runs (nothing to watch meanwhile).
+ * Outcomes are still made final one by one in report order, each gated at its turn exactly as in a
+ * serial run: a speculative child whose gate turns out closed is killed and its result discarded.
+ */
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +108,12 @@ static bool turn(plan *pl, size_t i)
     if (!pl->gate_open[i] && gated(pl, i))
         return true;
     sc_result res;
+    if (!pl->child[i] && !pl->start_error[i] && pl->running == 0 &&
+        !pl->rs->outcomes[i].probe->isolated) {
+        /* nothing runs beside it: in this process as in a serial run, without a child's cost */
+        sc_runner_run_here(pl->rs, i, pl->ctx, pl->observer);
+        return true;
+    }
     if (!pl->child[i] && !pl->start_error[i]) {
         if (pl->running >= pl->jobs)
             return false;
@@ -139,13 +147,13 @@ static bool startable(const plan *pl, size_t i)
            !sc_gate_blocks(o->probe, pl->ctx, why, sizeof why, &not_applicable);
 }
 
-/* Starts the pending probes after the turn that may start, while slots are free: the active ones
- * first (initialising a runtime, importing torch: the slow part of a run, so the longest chain),
- * then the passive ones, each kind in report order. */
-static void speculate(plan *pl, size_t from)
+/* Starts the pending probes after the turn that may start, while fewer than slots run: the active
+ * ones first (initialising a runtime, importing torch: the slow part of a run, so the longest
+ * chain), then the passive ones, each kind in report order. */
+static void speculate(plan *pl, size_t from, size_t slots)
 {
     for (int pass = 0; pass < 2; pass++)
-        for (size_t k = from; k < pl->rs->count && pl->running < pl->jobs; k++) {
+        for (size_t k = from; k < pl->rs->count && pl->running < slots; k++) {
             size_t i = pl->rs->order[k];
             if (pl->rs->outcomes[i].probe->active == (pass == 0) && startable(pl, i))
                 start(pl, i);
@@ -199,12 +207,14 @@ void sc_runner_parallel(sc_run_state *rs, const sc_ctx *ctx, const sc_run_observ
         return; /* out of memory: every outcome stays pending, so nothing is said */
     }
     while (cursor < rs->count) {
-        while (cursor < rs->count && turn(&pl, rs->order[cursor]))
+        /* one slot stays free for the turn while it has not started */
+        size_t i = rs->order[cursor];
+        bool waiting = rs->outcomes[i].phase == SC_OUTCOME_PENDING && !pl.start_error[i];
+        speculate(&pl, cursor + 1, waiting ? pl.jobs - 1 : pl.jobs);
+        if (turn(&pl, i))
             cursor++;
-        if (cursor < rs->count) {
-            speculate(&pl, cursor + 1);
+        else
             wait_round(&pl);
-        }
     }
     plan_free(&pl);
 }

@@ -26,6 +26,10 @@ void sc_runner_result_from_report(sc_isolate_report *rep, sc_result *res);
  * makes outcome i a skip (with its inventory) as a serial run does and returns true. */
 bool sc_runner_skip_if_gated(sc_run_state *rs, size_t i, const sc_ctx *ctx,
                              const sc_run_observer *observer);
+/* Runs the probe of outcome i (its gate open) in this process, or isolated as its table entry
+ * says, as a serial run does, and makes the outcome final. */
+void sc_runner_run_here(sc_run_state *rs, size_t i, const sc_ctx *ctx,
+                        const sc_run_observer *observer);
 /* Marks outcome i running and tells the observer. */
 void sc_runner_started(sc_run_state *rs, size_t i, const sc_run_observer *observer);
 /* Outcome i ran into res in ms (tail: its child's output): adds the inventory when it did not
