@@ -101,7 +101,8 @@ static void child_main(sc_isolated_fn fn, void *arg, const int fds[3], pid_t par
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(127);
-    sc_reap_subreaper(); /* daemons the foreign code starts stay ours, setsid() or not */
+    sc_reap_subreaper();   /* daemons the foreign code starts stay ours, setsid() or not */
+    sc_reap_forget_kept(); /* the siblings it was forked beside are the parent's */
     for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++)
         signal(crash_signals[i], SIG_DFL);
     int devnull = open("/dev/null", O_RDONLY);

@@ -41,6 +41,11 @@ void sc_reap_keep(pid_t pid)
         kept_pids[kept_count++] = pid;
 }
 
+void sc_reap_forget_kept(void)
+{
+    kept_count = 0;
+}
+
 void sc_reap_release(pid_t pid)
 {
     for (size_t i = 0; i < kept_count; i++)

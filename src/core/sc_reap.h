@@ -22,6 +22,8 @@ int sc_reap_descendants(void);
  * started until sc_reap_release(pid). Children running side by side are kept this way. */
 void sc_reap_keep(pid_t pid);
 void sc_reap_release(pid_t pid);
+/* In a new child: the parent's kept children are not its own. */
+void sc_reap_forget_kept(void);
 
 /* waitpid(pid) until the monotonic deadline_ms; true with *status filled when it was reaped. */
 bool sc_reap_wait(pid_t pid, int *status, double deadline_ms);
