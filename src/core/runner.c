@@ -83,8 +83,7 @@ double sc_runner_timeout_s(const sc_probe *probe, const sc_ctx *ctx)
 {
     if (!probe->isolated)
         return SC_RUNNER_WORKER_TIMEOUT_S;
-    double timeout = ctx->opt->timeout_s > 0 ? ctx->opt->timeout_s : probe->timeout_s;
-    return timeout > 0 ? timeout : 30.0;
+    return sc_opt_probe_timeout(ctx->opt, probe->timeout_s > 0 ? probe->timeout_s : 30.0);
 }
 
 static void run_isolated(const sc_probe *probe, const sc_ctx *ctx, sc_result *res, double *ms,
@@ -209,13 +208,17 @@ bool sc_runner_skip_if_gated(sc_run_state *rs, size_t i, const sc_ctx *ctx,
     char why[512];
     bool not_applicable = false;
     double start = sc_now_ms();
-    if (!sc_gate_blocks(probe, ctx, why, sizeof why, &not_applicable))
+    bool late = sc_opt_deadline_passed(ctx->opt); /* --deadline: what is left is not started */
+    if (late)
+        snprintf(why, sizeof why, "the run's deadline (--deadline %g s) passed",
+                 ctx->opt->deadline_s);
+    if (!late && !sc_gate_blocks(probe, ctx, why, sizeof why, &not_applicable))
         return false;
     sc_result res;
     if (sc_result_init(&res) < 0)
         return true; /* the outcome stays pending: left out, as nothing can be said */
     sc_result_skip(&res, not_applicable, "%s", why);
-    if (!not_applicable)
+    if (!not_applicable && !late)
         add_inventory(probe, ctx, &res);
     sc_runner_finish(rs, i, observer, &res, sc_now_ms() - start, NULL,
                      ctx->offline && probe->active);

@@ -95,7 +95,8 @@ static bool gated(plan *pl, size_t i)
     char why[512];
     bool not_applicable;
     const sc_probe *probe = pl->rs->outcomes[i].probe;
-    if (sc_gate_blocks(probe, pl->ctx, why, sizeof why, &not_applicable))
+    if (sc_opt_deadline_passed(pl->ctx->opt) ||
+        sc_gate_blocks(probe, pl->ctx, why, sizeof why, &not_applicable))
         discard(pl, i);
     pl->gate_open[i] = !sc_runner_skip_if_gated(pl->rs, i, pl->ctx, pl->observer);
     return !pl->gate_open[i];
@@ -143,7 +144,8 @@ static bool startable(const plan *pl, size_t i)
     char why[512];
     bool not_applicable;
     const sc_outcome *o = &pl->rs->outcomes[i];
-    return o->phase == SC_OUTCOME_PENDING && !pl->start_error[i] && needs_final(pl->rs, o->probe) &&
+    return o->phase == SC_OUTCOME_PENDING && !pl->start_error[i] &&
+           !sc_opt_deadline_passed(pl->ctx->opt) && needs_final(pl->rs, o->probe) &&
            !sc_gate_blocks(o->probe, pl->ctx, why, sizeof why, &not_applicable);
 }
 
