@@ -11,6 +11,10 @@ typedef struct {
     int count;
 } sc_strlist;
 
+/* --progress: auto (a status line on a terminal, "still running" lines off one), always (as on a
+ * terminal), never. */
+typedef enum { SC_PROGRESS_AUTO, SC_PROGRESS_ALWAYS, SC_PROGRESS_NEVER } sc_progress;
+
 typedef struct {
     const char *sysroot;     /* NULL: the live system */
     const char *json_path;   /* NULL: no snapshot file; "-": standard output */
@@ -27,6 +31,8 @@ typedef struct {
     const char *app_cmd;     /* --app CMD */
     const char *app_script;  /* --app-script FILE.py */
     int app_repeat;          /* --app-repeat N (>= 1) */
+    int jobs;                /* --jobs N: probes run at once; 1 (the default here): one by one */
+    sc_progress progress;    /* --progress: the live report's status lines */
     int argc;                /* the original command line, for the snapshot */
     char **argv;
     /* Clusters: metrics, Slurm, the run's own deadline. */

@@ -30,6 +30,11 @@ typedef struct {
      */
     cJSON *findings;
     char *output_tail; /* the end of an isolated child's output, kept when it did not pass */
+    double started_ms; /* monotonic clock (sc_now_ms) when it started running */
+    /* [{name, duration_ms}]: the steps it named while it ran, in order (timing facts); NULL when
+     * it named none. The last one is open (no duration) while it runs. */
+    cJSON *steps;
+    double step_since_ms; /* when its last step began */
 } sc_outcome;
 
 /* A finding read through its type: severity as the enum, the texts as they are. */

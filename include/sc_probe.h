@@ -38,6 +38,10 @@ typedef struct sc_probe {
     bool active;         /* initialises a runtime or runs code: skipped offline (--sysroot) */
     double timeout_s;    /* default deadline when isolated */
     const char *summary; /* one line for `stackcheck list` */
+    /* The layers whose probes' facts run reads, as SC_NEEDS(layer) bits; 0: every layer below.
+     * The runner may start the probe as soon as those are final (before its own gate is known:
+     * a probe whose gate then closes is discarded and skipped as in a serial run). */
+    unsigned needs;
     void (*run)(const sc_ctx *ctx, sc_result *res);
     /* Optional passive part (reads files only, never loads a library). Inventory is always
      * collected: when the probe is gated or offline, the runner calls this instead of run and the
@@ -51,6 +55,8 @@ typedef struct sc_probe {
      * vendor library. */
     void (*prepare)(const sc_ctx *ctx);
 } sc_probe;
+
+#define SC_NEEDS(layer) (1u << (layer))
 
 /* The ordered probe table (probes/probes.c), NULL-terminated. */
 extern const sc_probe *const sc_probes[];

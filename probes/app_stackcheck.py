@@ -54,8 +54,20 @@ def _tail(text, limit, cut=None):
     return ""
 
 
+def _step(text):
+    """The same place as a step line for stackcheck's live report ("run 1: NAME"), when it listens."""
+    fd = os.environ.get("STACKCHECK_STEP_FD")
+    try:
+        if fd:
+            rep, _, where = text.strip().partition("\t")
+            os.write(int(fd), ("run %s: %s\n" % (rep, where)).encode("utf-8", "replace"))
+    except (OSError, ValueError):
+        pass
+
+
 def _progress(text):
     """Where the script is, kept in a file, so a crash or a hang can still be placed in a stage."""
+    _step(text)
     path = _state["progress"]
     if not path:
         return

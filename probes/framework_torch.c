@@ -62,6 +62,10 @@ const sc_probe sc_probe_framework_torch = {
     .isolated = false,
     .active = true,
     .timeout_s = DEFAULT_TIMEOUT_S,
+    /* It reads the runtime layer's facts only: its import starts while the libraries layer's
+     * passive analyses run. */
+    .needs = SC_NEEDS(SC_LAYER_DRIVER) | SC_NEEDS(SC_LAYER_RUNTIME),
+    .prepare = sc_python_prepare, /* run beside others, it still asks the interpreter once */
     .summary =
         "PyTorch in the user's Python: build (HIP/CUDA/CPU), devices, round trip, loaded runtime",
     .run = run,

@@ -276,17 +276,29 @@ def import_module(name, before):
     return entry
 
 
+def step(name):
+    """Tells stackcheck the step this child begins (a line on its step pipe), when it listens."""
+    fd = os.environ.get("STACKCHECK_STEP_FD")
+    try:
+        if fd:
+            os.write(int(fd), (name + "\n").encode("utf-8", "replace"))
+    except (OSError, ValueError):
+        pass
+
+
 def main():
     config = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
     out = {"python": {"executable": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3],
                       "prefix": sys.prefix}}
     before = mapped_files()
+    step("importing torch")
     start = time.monotonic()
     try:
         import torch
         builds = tuple(config.get("builds", DEFAULT_BUILDS))
         out["torch"], dev = torch_facts(torch, (time.monotonic() - start) * 1000.0, builds)
         if dev:
+            step("device round trip")
             out["round_trip"] = round_trip(torch, dev)
     except BaseException as exc:
         out["import_error"] = error_of(exc)

@@ -93,16 +93,6 @@ static void analyse_matching(const sc_ctx *ctx, sc_result *res, const char *dir,
         closedir(d);
 }
 
-/* In the parent, before the isolated child: the interpreter's answer (a failure included) is kept
- * for the run, so the child inherits it and the framework and app layers do not ask again. */
-static void prepare(const sc_ctx *ctx)
-{
-    sc_python_info info;
-    sc_error err = {0};
-    if (!ctx->offline)
-        sc_python_locate(ctx->opt->python, ctx->opt->timeout_s, &info, &err);
-}
-
 static void run(const sc_ctx *ctx, sc_result *res)
 {
     char torch[4096], lib[4200];
@@ -133,5 +123,5 @@ const sc_probe sc_probe_libraries_torch = {
     .summary =
         "PyTorch's native libraries: dependencies, ABI, install roots, GPU code for the devices",
     .run = run,
-    .prepare = prepare,
+    .prepare = sc_python_prepare, /* the interpreter asked once, in the parent */
 };

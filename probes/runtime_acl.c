@@ -5,6 +5,7 @@
 
 #include "probes.h"
 #include "sc_acl_run.h"
+#include "sc_step.h"
 
 static void start_run(sc_acl_run *r, const sc_ctx *ctx, sc_result *res)
 {
@@ -16,12 +17,16 @@ static void start_run(sc_acl_run *r, const sc_ctx *ctx, sc_result *res)
 static void run_active(sc_acl_run *r)
 {
     r->api = cJSON_AddObjectToObject(r->res->facts, "acl");
+    sc_step("loading the runtime");
     if (!r->api || !sc_acl_load(r))
         return;
+    sc_step("initialising");
     r->count = sc_acl_init_and_count(r);
     r->devices = cJSON_AddArrayToObject(r->res->facts, "devices");
-    if (r->count > 0 && r->devices)
+    if (r->count > 0 && r->devices) {
+        sc_step("running work on the devices");
         sc_acl_work_on_devices(r);
+    }
     if (r->inited)
         r->fns.finalize();
 }

@@ -6,6 +6,7 @@
 
 #include "probes.h"
 #include "sc_cuda_run.h"
+#include "sc_step.h"
 
 /* Starts a run: the inventory is always the first step. Returns false when out of memory. */
 static bool start_run(sc_cuda_run *r, const sc_ctx *ctx, sc_result *res)
@@ -34,8 +35,10 @@ static void free_run(sc_cuda_run *r)
 static void run_active(sc_cuda_run *r)
 {
     r->driver = cJSON_AddObjectToObject(r->res->facts, "driver_api");
+    sc_step("loading the driver API");
     if (!r->driver || !sc_cuda_load_driver(r) || !sc_cuda_bind_driver(r))
         return;
+    sc_step("initialising");
     r->count = sc_cuda_init_and_count(r);
     r->devices = cJSON_AddArrayToObject(r->res->facts, "devices");
     if (r->count <= 0 || !r->devices)
@@ -43,6 +46,7 @@ static void run_active(sc_cuda_run *r)
     sc_cuda_read_devices(r);
     sc_cuda_check_against_driver(r);
     sc_cuda_memory_baselines(r);
+    sc_step("running the kernel");
     sc_cuda_work_on_devices(r);
 }
 

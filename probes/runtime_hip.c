@@ -5,6 +5,7 @@
 
 #include "probes.h"
 #include "sc_hip_run.h"
+#include "sc_step.h"
 
 /* Starts a run: the inventory is always the first step. Returns false when out of memory. */
 static bool start_run(sc_hip_run *r, const sc_ctx *ctx, sc_result *res)
@@ -34,14 +35,17 @@ static void run_active(sc_hip_run *r)
 {
     r->runtime = cJSON_AddObjectToObject(r->res->facts, "runtime");
     r->timing = cJSON_AddObjectToObject(r->res->facts, "timing");
+    sc_step("loading the runtime");
     if (!r->runtime || !r->timing || !sc_hip_load_runtime(r) || !sc_hip_bind_runtime(r))
         return;
+    sc_step("initialising");
     r->count = sc_hip_init_and_count(r);
     r->devices = cJSON_AddArrayToObject(r->res->facts, "devices");
     if (r->count > 0 && r->devices) {
         sc_hip_read_devices(r);
         sc_hip_check_against_driver(r);
         sc_hip_memory_baselines(r);
+        sc_step("compiling and running the kernel");
         sc_hip_work_on_devices(r);
     }
     sc_hip_check_arch_override(r);

@@ -13,6 +13,7 @@
 
 #include "sc_explain.h"
 #include "sc_findings_doc.h"
+#include "sc_live.h"
 #include "sc_output.h"
 #include "sc_probe.h"
 #include "sc_prometheus.h"
@@ -51,6 +52,9 @@ static const char usage_text[] =
     "  --app CMD            the application's smallest real step, run through /bin/sh -c\n"
     "  --app-script FILE    a Python script run in the framework layer's interpreter\n"
     "  --app-repeat N       run the app step N times (first run apart from steady state)\n"
+    "  --jobs N             run up to N probes at once (default: the online CPUs; 1: one by one)\n"
+    "  --progress WHEN      auto, always or never: a status line of what runs (on a terminal),\n"
+    "                       \"still running\" lines for slow probes (off one)\n"
     "  --prometheus FILE    write node_exporter textfile-collector metrics to FILE\n"
     "  --deadline SECONDS   the whole run's deadline: each isolated probe gets at most what is\n"
     "                       left, probes not started by then are skipped (default: none; 35\n"
@@ -90,6 +94,8 @@ enum {
     OPT_APP,
     OPT_APP_SCRIPT,
     OPT_APP_REPEAT,
+    OPT_JOBS,
+    OPT_PROGRESS,
     OPT_PROMETHEUS,
     OPT_SLURM,
     OPT_SCONTROL,
@@ -115,6 +121,8 @@ static const struct option run_options[] = {
     {"app", required_argument, NULL, OPT_APP},
     {"app-script", required_argument, NULL, OPT_APP_SCRIPT},
     {"app-repeat", required_argument, NULL, OPT_APP_REPEAT},
+    {"jobs", required_argument, NULL, OPT_JOBS},
+    {"progress", required_argument, NULL, OPT_PROGRESS},
     {"prometheus", required_argument, NULL, OPT_PROMETHEUS},
     {"slurm", no_argument, NULL, OPT_SLURM},
     {"scontrol", required_argument, NULL, OPT_SCONTROL},
@@ -150,6 +158,25 @@ int sc_cli_bad_option(const char *command, int c, char **argv)
 static int add_to(sc_strlist *list, const char *item, const char *what)
 {
     return sc_strlist_add(list, item) == 0 ? 0 : usage_error("too many %s options", what);
+}
+
+/* --jobs and --progress; returns 0 or SC_EXIT_USAGE. */
+static int apply_run_option(int c, sc_options *opt)
+{
+    static const char *const progress[] = {"auto", "always", "never"};
+    char *end;
+    if (c == OPT_JOBS) {
+        opt->jobs = (int)strtol(optarg, &end, 10);
+        if (*end || opt->jobs < 1 || opt->jobs > 64)
+            return usage_error("invalid --jobs '%s' (1 to 64)", optarg);
+        return 0;
+    }
+    for (int i = 0; i < 3; i++)
+        if (strcmp(optarg, progress[i]) == 0) {
+            opt->progress = (sc_progress)i;
+            return 0;
+        }
+    return usage_error("invalid --progress '%s' (auto, always or never)", optarg);
 }
 
 /* An output path whose template does not expand is a usage error now, not after the run. */
@@ -194,7 +221,7 @@ static int apply_option(int c, sc_options *opt)
     case OPT_SYSROOT: opt->sysroot = optarg; break;
     case OPT_KEEP_GOING: opt->keep_going = true; break;
     case OPT_NO_COLOR: opt->color = false; break;
-    case 'q': opt->verbosity = -1; break;
+    case 'q': opt->verbosity = -1; break; /* and no progress: see sc_live_new */
     case 'v': opt->verbosity = 1; break;
     case OPT_HIP_LIBRARY: opt->hip_library = optarg; break;
     case OPT_PYTHON: opt->python = optarg; break;
@@ -209,6 +236,8 @@ static int apply_option(int c, sc_options *opt)
         if (*end || opt->app_repeat < 1 || opt->app_repeat > 10000)
             return usage_error("invalid --app-repeat '%s' (1 to 10000)", optarg);
         break;
+    case OPT_JOBS:
+    case OPT_PROGRESS: return apply_run_option(c, opt);
     case OPT_VERSION: printf("stackcheck %s (%s)\n", SC_VERSION, sc_build_info()); return 1;
     case 'h': fputs(usage_text, stdout); return 1;
     default: return apply_cluster_option(c, opt);
@@ -219,6 +248,8 @@ static int apply_option(int c, sc_options *opt)
 int sc_parse_run_options(int argc, char **argv, sc_options *opt)
 {
     sc_options_init(opt);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    opt->jobs = cpus > 64 ? 64 : cpus > 1 ? (int)cpus : 1;
     opt->argc = argc;
     opt->argv = argv;
     const char *no_color = getenv("NO_COLOR");
@@ -268,13 +299,6 @@ static int write_outputs(const cJSON *snapshot, const sc_run_state *rs, const sc
     return rc;
 }
 
-/* With -v, each probe that really runs is named as it starts. */
-static void say_running(const sc_run_state *rs, size_t index, void *arg)
-{
-    (void)arg;
-    fprintf(stderr, "stackcheck: running %s\n", rs->outcomes[index].probe->id);
-}
-
 int sc_cmd_run(int argc, char **argv)
 {
     sc_options opt;
@@ -299,15 +323,18 @@ int sc_cmd_run(int argc, char **argv)
         sc_root_close(&root);
         return SC_EXIT_FAIL;
     }
-    sc_run_observer verbose = {.started = say_running};
-    sc_run_state rs;
-    int exit_code = sc_run_probes(sc_probes, &opt, &root, opt.verbosity > 0 ? &verbose : NULL, &rs);
-    /* The one door out: the run's outcomes passed it as the run ended; the header passes it here.
-     * The report, the snapshot and JUnit all come from what went through. */
+    /* The one door out: the header passes it here, before it is printed; the run's outcomes as
+     * the run ends (what is printed while it runs, from copies through the door). The report,
+     * the snapshot and JUnit all come from what went through. */
     sc_redact_json(snapshot);
+    sc_live *live = opt.slurm ? NULL : sc_live_new(report, snapshot, &opt, opt.color);
+    sc_run_state rs;
+    int exit_code = sc_run_probes(sc_probes, &opt, &root, sc_live_observer(live), &rs);
     sc_snapshot_add_run(snapshot, &rs);
     sc_snapshot_add_not_read(snapshot);
-    if (!opt.slurm) /* --slurm says one line, after it acted */
+    if (live)
+        sc_live_finish(live, &rs);
+    else if (!opt.slurm) /* --slurm says one line, after it acted */
         sc_report_print(report, snapshot, &rs, opt.color, opt.verbosity);
     fflush(report);
     int out_rc = write_outputs(snapshot, &rs, &opt);

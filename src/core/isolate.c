@@ -18,6 +18,7 @@
 #include "sc_json.h"
 #include "sc_reap.h"
 #include "sc_redact.h"
+#include "sc_step.h"
 #include "sc_sysroot.h"
 #include "sc_util.h"
 
@@ -102,14 +103,29 @@ static void take_refusals(cJSON *result)
     cJSON_Delete(list);
 }
 
-static void child_main(sc_isolated_fn fn, void *arg, int result_fd, int output_fd, pid_t parent)
+/* What the child executes (a Python interpreter) finds its step pipe in the environment. */
+static void child_steps(int step_fd)
+{
+    int fd = fcntl(step_fd, F_DUPFD, 3); /* the copy is not close-on-exec */
+    char num[16];
+    close(step_fd);
+    snprintf(num, sizeof num, "%d", fd);
+    if (fd >= 0)
+        setenv(SC_STEP_FD_ENV, num, 1);
+    else
+        unsetenv(SC_STEP_FD_ENV);
+    sc_step_to_fd(fd);
+}
+
+static void child_main(sc_isolated_fn fn, void *arg, const int fds[3], pid_t parent)
 {
     static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGPIPE};
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(127);
-    sc_reap_subreaper(); /* daemons the foreign code starts stay ours, setsid() or not */
+    sc_reap_subreaper();   /* daemons the foreign code starts stay ours, setsid() or not */
+    sc_reap_forget_kept(); /* the siblings it was forked beside are the parent's */
     for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++)
         signal(crash_signals[i], SIG_DFL);
     int devnull = open("/dev/null", O_RDONLY);
@@ -117,9 +133,10 @@ static void child_main(sc_isolated_fn fn, void *arg, int result_fd, int output_f
         dup2(devnull, 0);
         close(devnull);
     }
-    dup2(output_fd, 1);
-    dup2(output_fd, 2);
-    close(output_fd);
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[1]);
+    child_steps(fds[2]);
     cJSON *result = fn(arg);
     attach_refusals(result);
     char *text = result ? cJSON_PrintUnformatted(result) : NULL;
@@ -127,7 +144,7 @@ static void child_main(sc_isolated_fn fn, void *arg, int result_fd, int output_f
     fflush(stdout);
     fflush(stderr);
     if (text)
-        write_all(result_fd, text, strlen(text));
+        write_all(fds[0], text, strlen(text));
     _exit(text ? 0 : 3);
 }
 
@@ -136,13 +153,27 @@ static void child_main(sc_isolated_fn fn, void *arg, int result_fd, int output_f
 #define RAW_TAIL_MAX (4 * sizeof(((sc_isolate_report *)0)->output_tail))
 
 typedef struct {
-    int result_fd, output_fd;
+    int result_fd, output_fd, step_fd;
     sc_buf result;
     char raw_tail[RAW_TAIL_MAX];
     size_t raw_len;
     bool raw_cut; /* the window lost its beginning */
     bool result_eof, too_big;
+    char step[SC_STEP_MAX + 1]; /* the step line read so far */
+    size_t step_len;
+    bool step_cut; /* the rest of an overlong step line is dropped */
 } reader;
+
+struct sc_isolate_child {
+    pid_t pid;
+    double start, deadline, timeout_s;
+    double exited_ms; /* when its exit was seen: its duration ends there, not when it is ended */
+    reader r;
+    int wstatus;
+    bool exited;
+    sc_isolate_step_fn on_step; /* NULL: steps are passed on with sc_step_text */
+    void *step_arg;
+};
 
 /* Keeps the last bytes of the child's output in the raw window. */
 static void tail_append(reader *r, const char *p, size_t n)
@@ -172,32 +203,77 @@ static void finish_tail(sc_isolate_report *rep, const reader *r)
     free(tail);
 }
 
-/* One poll round; returns false when there is nothing left to wait for on the pipes. */
-static void read_round(reader *r, int timeout_ms)
+static void close_fd(int *fd)
 {
-    struct pollfd pfd[2] = {{.fd = r->result_eof ? -1 : r->result_fd, .events = POLLIN},
-                            {.fd = r->output_fd, .events = POLLIN}};
-    if (poll(pfd, 2, timeout_ms) <= 0)
-        return;
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static void take_result(reader *r)
+{
     char chunk[65536];
-    if (pfd[0].revents) {
-        ssize_t n = read(r->result_fd, chunk, sizeof chunk);
-        if (n <= 0 && !(n < 0 && errno == EINTR))
-            r->result_eof = true;
-        else if (n > 0 && r->result.len + (size_t)n <= RESULT_MAX)
-            sc_buf_append(&r->result, chunk, (size_t)n);
-        else if (n > 0)
-            r->too_big = true;
-    }
-    if (pfd[1].revents) {
-        ssize_t n = read(r->output_fd, chunk, sizeof chunk);
-        if (n > 0)
-            tail_append(r, chunk, (size_t)n);
-        else if (n == 0 || errno != EINTR) {
-            close(r->output_fd);
-            r->output_fd = -1;
+    ssize_t n = read(r->result_fd, chunk, sizeof chunk);
+    if (n <= 0 && !(n < 0 && errno == EINTR))
+        r->result_eof = true;
+    else if (n > 0 && r->result.len + (size_t)n <= RESULT_MAX)
+        sc_buf_append(&r->result, chunk, (size_t)n);
+    else if (n > 0)
+        r->too_big = true;
+}
+
+static void take_output(reader *r)
+{
+    char chunk[65536];
+    ssize_t n = read(r->output_fd, chunk, sizeof chunk);
+    if (n > 0)
+        tail_append(r, chunk, (size_t)n);
+    else if (n == 0 || errno != EINTR)
+        close_fd(&r->output_fd);
+}
+
+/* Step lines from the child: each complete line is passed on as the child's current step. */
+static void take_steps(sc_isolate_child *c)
+{
+    reader *r = &c->r;
+    char chunk[4096];
+    ssize_t n = read(r->step_fd, chunk, sizeof chunk);
+    if (n <= 0 && !(n < 0 && errno == EINTR))
+        close_fd(&r->step_fd);
+    for (ssize_t i = 0; i < n; i++) {
+        if (chunk[i] != '\n') {
+            if (r->step_len < SC_STEP_MAX && !r->step_cut)
+                r->step[r->step_len++] = chunk[i];
+            else
+                r->step_cut = true;
+            continue;
         }
+        r->step[r->step_len] = '\0';
+        if (c->on_step)
+            c->on_step(r->step, c->step_arg);
+        else
+            sc_step_text(r->step);
+        r->step_len = 0;
+        r->step_cut = false;
     }
+}
+
+/* The child's pipes to watch, in pfd[0..3). */
+static void watch_fds(const sc_isolate_child *c, struct pollfd pfd[3])
+{
+    pfd[0] = (struct pollfd){.fd = c->r.result_eof ? -1 : c->r.result_fd, .events = POLLIN};
+    pfd[1] = (struct pollfd){.fd = c->r.output_fd, .events = POLLIN};
+    pfd[2] = (struct pollfd){.fd = c->r.step_fd, .events = POLLIN};
+}
+
+static void take_events(sc_isolate_child *c, const struct pollfd pfd[3])
+{
+    if (pfd[0].fd >= 0 && pfd[0].revents)
+        take_result(&c->r);
+    if (pfd[1].fd >= 0 && pfd[1].revents)
+        take_output(&c->r);
+    if (pfd[2].fd >= 0 && pfd[2].revents)
+        take_steps(c);
 }
 
 static void finish(sc_isolate_report *rep, reader *r, int wstatus)
@@ -228,79 +304,152 @@ static void finish(sc_isolate_report *rep, reader *r, int wstatus)
              rep->exit_code);
 }
 
-int sc_isolate_run(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_report *rep)
+static int make_pipes(int parent_fds[3], int child_fds[3])
 {
-    memset(rep, 0, sizeof *rep);
-    rep->exit_code = -1;
-    double start = sc_now_ms(), deadline = start + timeout_s * 1000.0;
-    int res_pipe[2], out_pipe[2];
-    if (pipe2(res_pipe, O_CLOEXEC) < 0)
-        return -errno;
-    if (pipe2(out_pipe, O_CLOEXEC) < 0) {
-        int e = errno;
-        close(res_pipe[0]);
-        close(res_pipe[1]);
-        return -e;
+    for (int i = 0; i < 3; i++) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0) {
+            int e = errno;
+            for (int k = 0; k < i; k++) {
+                close(parent_fds[k]);
+                close(child_fds[k]);
+            }
+            return -e;
+        }
+        parent_fds[i] = p[0];
+        child_fds[i] = p[1];
+    }
+    return 0;
+}
+
+int sc_isolate_start(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_step_fn on_step,
+                     void *step_arg, sc_isolate_child **out)
+{
+    sc_isolate_child *c = calloc(1, sizeof *c);
+    int mine[3], theirs[3]; /* result, output, steps */
+    int rc = c ? make_pipes(mine, theirs) : -ENOMEM;
+    if (rc < 0) {
+        free(c);
+        return rc;
     }
     fflush(NULL);
     sc_reap_subreaper(); /* what the child leaves when it dies comes here, not to init */
     pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        close(res_pipe[0]);
-        close(res_pipe[1]);
-        close(out_pipe[0]);
-        close(out_pipe[1]);
-        return -e;
+    c->start = sc_now_ms();
+    c->pid = fork();
+    if (c->pid == 0) {
+        for (int i = 0; i < 3; i++)
+            close(mine[i]);
+        child_main(fn, arg, theirs, parent);
     }
-    if (pid == 0) {
-        close(res_pipe[0]);
-        close(out_pipe[0]);
-        child_main(fn, arg, res_pipe[1], out_pipe[1], parent);
+    rc = c->pid < 0 ? -errno : 0;
+    for (int i = 0; i < 3; i++) {
+        close(theirs[i]);
+        if (rc < 0)
+            close(mine[i]);
     }
-    setpgid(pid, pid); /* also here, so the group exists before any kill */
-    close(res_pipe[1]);
-    close(out_pipe[1]);
-    reader r = {.result_fd = res_pipe[0], .output_fd = out_pipe[0]};
-    sc_buf_init(&r.result);
-    int wstatus = 0;
-    bool exited = false;
-    while (!exited) {
-        double left = deadline - sc_now_ms();
-        if (left <= 0)
+    if (rc < 0) {
+        free(c);
+        return rc;
+    }
+    setpgid(c->pid, c->pid); /* also here, so the group exists before any kill */
+    sc_reap_keep(c->pid);    /* a cleanup after another child must spare this one */
+    c->timeout_s = timeout_s;
+    c->deadline = c->start + timeout_s * 1000.0;
+    c->r = (reader){.result_fd = mine[0], .output_fd = mine[1], .step_fd = mine[2]};
+    sc_buf_init(&c->r.result);
+    c->on_step = on_step;
+    c->step_arg = step_arg;
+    *out = c;
+    return 0;
+}
+
+bool sc_isolate_done(const sc_isolate_child *c)
+{
+    return sc_now_ms() >= c->deadline || (c->exited && (c->r.result_eof || c->r.too_big));
+}
+
+void sc_isolate_wait(sc_isolate_child *const *children, size_t n, int wait_ms)
+{
+    struct pollfd pfd[3 * SC_ISOLATE_WAIT_MAX];
+    size_t m = n < SC_ISOLATE_WAIT_MAX ? n : SC_ISOLATE_WAIT_MAX;
+    double now = sc_now_ms();
+    for (size_t i = 0; i < m; i++) {
+        const sc_isolate_child *c = children[i];
+        watch_fds(c, &pfd[3 * i]);
+        double left = c->deadline - now;
+        if (c->r.result_eof && !c->exited && wait_ms > 10)
+            wait_ms = 10; /* a grandchild may hold the pipe: look for the exit often */
+        if (left < wait_ms)
+            wait_ms = left > 0 ? (int)left + 1 : 0;
+    }
+    if (poll(pfd, 3 * m, wait_ms) > 0)
+        for (size_t i = 0; i < m; i++)
+            take_events(children[i], &pfd[3 * i]);
+    for (size_t i = 0; i < m; i++) {
+        sc_isolate_child *c = children[i];
+        if (!c->exited && waitpid(c->pid, &c->wstatus, WNOHANG) == c->pid) {
+            c->exited = true;
+            c->exited_ms = sc_now_ms();
+        }
+        if (c->r.too_big && !c->exited)
+            kill(-c->pid, SIGKILL);
+    }
+}
+
+/* Reads what the child wrote last, without waiting for grandchildren that still hold a pipe. */
+static void drain(sc_isolate_child *c)
+{
+    for (int i = 0; i < 64 && (c->r.output_fd >= 0 || c->r.step_fd >= 0); i++) {
+        struct pollfd pfd[3];
+        watch_fds(c, pfd);
+        pfd[0].fd = -1;
+        if (poll(pfd, 3, 0) <= 0)
             break;
-        int slice = r.result_eof ? 10 : 100; /* wake now and then: a grandchild may hold the pipe */
-        read_round(&r, left < slice ? (int)left + 1 : slice);
-        exited = waitpid(pid, &wstatus, WNOHANG) == pid;
-        if (r.too_big && !exited)
-            kill(-pid, SIGKILL);
+        take_events(c, pfd);
     }
-    kill(-pid, SIGKILL); /* the child and anything it left behind in its group */
-    bool reaped = exited || sc_reap_wait(pid, &wstatus, sc_now_ms() + KILL_WAIT_MS);
+}
+
+void sc_isolate_end(sc_isolate_child *c, sc_isolate_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->exit_code = -1;
+    kill(-c->pid, SIGKILL); /* the child and anything it left behind in its group */
+    bool reaped = c->exited || sc_reap_wait(c->pid, &c->wstatus, sc_now_ms() + KILL_WAIT_MS);
+    sc_reap_release(c->pid);
     sc_reap_descendants(); /* also what left the group: setsid'd or double-forked daemons */
-    if (!exited) {
+    if (!c->exited) {
         rep->outcome = SC_ISOLATE_TIMEOUT;
-        snprintf(rep->detail, sizeof rep->detail, "no result within %.1f s; %s", timeout_s,
+        snprintf(rep->detail, sizeof rep->detail, "no result within %.1f s; %s", c->timeout_s,
                  reaped ? "it and everything it started were killed"
                         : "killed, but it did not end (stuck in the kernel?)");
     } else {
-        while (!r.result_eof && !r.too_big && sc_now_ms() < deadline)
-            read_round(&r, 10);
-        finish(rep, &r, wstatus);
+        while (!c->r.result_eof && !c->r.too_big && sc_now_ms() < c->deadline)
+            sc_isolate_wait(&c, 1, 10);
+        finish(rep, &c->r, c->wstatus);
     }
-    /* Drain what the child wrote last, without waiting for grandchildren that still hold it. */
-    for (int i = 0; i < 64 && r.output_fd >= 0; i++) {
-        struct pollfd p = {.fd = r.output_fd, .events = POLLIN};
-        if (poll(&p, 1, 0) <= 0)
-            break;
-        read_round(&r, 0);
+    drain(c);
+    finish_tail(rep, &c->r);
+    close_fd(&c->r.output_fd);
+    close_fd(&c->r.step_fd);
+    close_fd(&c->r.result_fd);
+    sc_buf_free(&c->r.result);
+    rep->duration_ms = (c->exited && c->exited_ms > 0 ? c->exited_ms : sc_now_ms()) - c->start;
+    free(c);
+}
+
+int sc_isolate_run(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->exit_code = -1;
+    sc_isolate_child *c;
+    int rc = sc_isolate_start(fn, arg, timeout_s, NULL, NULL, &c);
+    if (rc < 0)
+        return rc;
+    while (!sc_isolate_done(c)) {
+        sc_isolate_wait(&c, 1, 100); /* wake now and then: a grandchild may hold the pipe */
+        sc_step_tick();
     }
-    if (r.output_fd >= 0)
-        close(r.output_fd);
-    finish_tail(rep, &r);
-    close(r.result_fd);
-    sc_buf_free(&r.result);
-    rep->duration_ms = sc_now_ms() - start;
+    sc_isolate_end(c, rep);
     return 0;
 }

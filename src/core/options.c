@@ -12,6 +12,7 @@ void sc_options_init(sc_options *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->app_repeat = 1;
+    opt->jobs = 1;
 }
 
 int sc_strlist_add(sc_strlist *list, const char *item)

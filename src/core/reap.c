@@ -20,6 +20,38 @@
 
 #define REAP_BUDGET_MS 2000.0 /* a process in uninterruptible sleep may take this long to die */
 #define SEEN_MAX 1024         /* distinct pids remembered for the count */
+#define KEPT_MAX 256          /* children running side by side that a cleanup spares */
+
+/* The children this process still waits for (probes running side by side): a cleanup after one
+ * of them ended must neither kill nor reap the others, nor what they started. */
+static pid_t kept_pids[KEPT_MAX];
+static size_t kept_count;
+
+static bool is_kept(pid_t pid)
+{
+    for (size_t i = 0; i < kept_count; i++)
+        if (kept_pids[i] == pid)
+            return true;
+    return false;
+}
+
+void sc_reap_keep(pid_t pid)
+{
+    if (kept_count < KEPT_MAX && !is_kept(pid))
+        kept_pids[kept_count++] = pid;
+}
+
+void sc_reap_forget_kept(void)
+{
+    kept_count = 0;
+}
+
+void sc_reap_release(pid_t pid)
+{
+    for (size_t i = 0; i < kept_count; i++)
+        if (kept_pids[i] == pid)
+            kept_pids[i] = kept_pids[--kept_count];
+}
 
 int sc_reap_subreaper(void)
 {
@@ -122,7 +154,8 @@ static void mark_descendants(proc_table *t, pid_t self)
         changed = false;
         for (size_t i = 0; i < t->n; i++) {
             proc_entry *e = &t->v[i];
-            if (!e->mine && e->pid != self && (e->ppid == self || is_mine(t, e->ppid)))
+            if (!e->mine && e->pid != self && !is_kept(e->pid) &&
+                (e->ppid == self || is_mine(t, e->ppid)))
                 e->mine = changed = true;
         }
     }
@@ -162,10 +195,27 @@ static int kill_round(proc_table *t, pid_t self, pid_set *seen)
     return alive;
 }
 
+/* With kept children waitpid(-1) could take one of their statuses: the others are found in /proc
+ * and reaped one by one. True while any of them is left. */
+static bool reap_unkept_children(void)
+{
+    proc_table t = {0};
+    pid_t self = getpid();
+    bool left = false;
+    scan_procs(&t);
+    for (size_t i = 0; i < t.n; i++)
+        if (t.v[i].ppid == self && !is_kept(t.v[i].pid))
+            left |= waitpid(t.v[i].pid, NULL, WNOHANG) == 0;
+    free(t.v);
+    return left;
+}
+
 /* Reaps the children that have ended; true while any is left. Without a child there is no
  * descendant either: a subreaper's descendants all hang from one of its children. */
 static bool reap_children(void)
 {
+    if (kept_count > 0)
+        return reap_unkept_children();
     pid_t r;
     while ((r = waitpid(-1, NULL, WNOHANG)) > 0)
         ;

@@ -62,51 +62,18 @@ static void print_finding(FILE *out, const cJSON *f, bool color, const char *ind
         sc_term_printf(out, "%s  hint: %.*s\n", indent, 2000, v.hint);
 }
 
-/* The architecture name of a device: the first of its backend's arch facts it has (every
- * backend's, for a backend-neutral probe). */
-static const char *device_kind(const cJSON *dev, sc_backend backend)
+/* A passing probe's line says what it saw (src/core/report_summary.c). */
+static void print_summary(FILE *out, const sc_outcome *o)
 {
-    const sc_backend_desc *own = sc_backend_get(backend);
-    for (const sc_backend_desc *const *b = sc_backends; *b; b++) {
-        const sc_backend_desc *desc = own ? own : *b;
-        for (size_t i = 0; desc->arch_facts && desc->arch_facts[i]; i++)
-            if (sc_json_str(dev, desc->arch_facts[i]))
-                return sc_json_str(dev, desc->arch_facts[i]);
-        if (own)
-            break;
-    }
-    return "?";
+    sc_buf b;
+    sc_buf_init(&b);
+    sc_report_summary(o, &b);
+    if (b.data)
+        sc_term_print(out, b.data, 600);
+    sc_buf_free(&b);
 }
 
-/* A passing probe's line says what it saw: "8 devices: gfx90a x8". */
-static void print_devices_summary(FILE *out, const sc_outcome *o)
-{
-    const cJSON *devices = sc_json_member(o->facts, SC_FACT_DEVICES);
-    int n = cJSON_GetArraySize(devices);
-    if (!cJSON_IsArray(devices) || n == 0)
-        return;
-    sc_backend backend = o->probe->backend;
-    fprintf(out, "%d device%s:", n, n == 1 ? "" : "s");
-    const cJSON *d, *e;
-    int index = 0;
-    cJSON_ArrayForEach (d, devices) {
-        const char *kind = device_kind(d, backend);
-        bool seen = false;
-        for (e = devices->child; e != d && !seen; e = e->next)
-            seen = strcmp(device_kind(e, backend), kind) == 0;
-        if (seen || index++ >= 4)
-            continue;
-        int same = 0;
-        for (e = d; e; e = e->next)
-            same += strcmp(device_kind(e, backend), kind) == 0;
-        fputc(' ', out);
-        sc_term_print(out, kind, 64);
-        if (same > 1)
-            fprintf(out, " x%d", same);
-    }
-}
-
-static void print_probe(FILE *out, const sc_outcome *o, bool color, int verbosity)
+void sc_report_probe(FILE *out, const sc_outcome *o, bool color, int verbosity)
 {
     fputs("  ", out);
     print_status(out, o->status, color, 8);
@@ -122,7 +89,7 @@ static void print_probe(FILE *out, const sc_outcome *o, bool color, int verbosit
     else if (o->reason)
         sc_term_print(out, o->reason, 300);
     else
-        print_devices_summary(out, o);
+        print_summary(out, o);
     if (verbosity > 0)
         fprintf(out, " (%.1f ms)", o->duration_ms);
     fputc('\n', out);
@@ -131,7 +98,7 @@ static void print_probe(FILE *out, const sc_outcome *o, bool color, int verbosit
             print_finding(out, f, color, "           ");
 }
 
-static void print_header(FILE *out, const cJSON *snap)
+void sc_report_header(FILE *out, const cJSON *snap)
 {
     const cJSON *host = sc_json_member(snap, "host");
     sc_term_printf(out, "stackcheck %.*s", 100,
@@ -149,7 +116,7 @@ static void print_header(FILE *out, const cJSON *snap)
     fputs("\n\n", out);
 }
 
-static void print_verdict(FILE *out, const sc_run_summary *s, bool color)
+void sc_report_verdict(FILE *out, const sc_run_summary *s, bool color)
 {
     const sc_outcome *ff = s->first_failure;
     fputs("Verdict: ", out);
@@ -174,26 +141,31 @@ static void print_verdict(FILE *out, const sc_run_summary *s, bool color)
         sc_term_printf(out, "  more: stackcheck explain %.*s\n", 200, v.id);
 }
 
+void sc_report_layer_title(FILE *out, sc_layer layer, sc_status st, bool color)
+{
+    const char *name = sc_layer_name(layer);
+    fputs(color ? C_BOLD : "", out);
+    sc_term_print(out, name, 100);
+    int pad = 10 - (int)strlen(name);
+    fprintf(out, "%*s%s ", pad > 0 ? pad : 0, "", color ? C_RESET : "");
+    print_status(out, st, color, 0);
+    fputc('\n', out);
+}
+
 void sc_report_print(FILE *out, const cJSON *header, const sc_run_state *rs, bool color,
                      int verbosity)
 {
     if (verbosity >= 0) {
-        print_header(out, header);
+        sc_report_header(out, header);
         for (int l = 0; l < SC_LAYER_COUNT; l++) {
-            const char *name = sc_layer_name((sc_layer)l);
-            fputs(color ? C_BOLD : "", out);
-            sc_term_print(out, name, 100);
-            int pad = 10 - (int)strlen(name);
-            fprintf(out, "%*s%s ", pad > 0 ? pad : 0, "", color ? C_RESET : "");
-            print_status(out, rs->layer_status[l], color, 0);
-            fputc('\n', out);
+            sc_report_layer_title(out, (sc_layer)l, rs->layer_status[l], color);
             for (size_t k = 0; k < rs->count; k++) {
                 const sc_outcome *o = sc_run_state_at(rs, k);
                 if (o->probe->layer == (sc_layer)l && o->phase == SC_OUTCOME_FINAL)
-                    print_probe(out, o, color, verbosity);
+                    sc_report_probe(out, o, color, verbosity);
             }
         }
         fputc('\n', out);
     }
-    print_verdict(out, &rs->summary, color);
+    sc_report_verdict(out, &rs->summary, color);
 }

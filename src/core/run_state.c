@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_json.h"
 #include "sc_redact.h"
+#include "sc_util.h"
 
 int sc_run_state_init(sc_run_state *rs, const sc_probe *const *table)
 {
@@ -46,6 +48,7 @@ void sc_run_state_free(sc_run_state *rs)
         cJSON_Delete(o->findings);
         free(o->reason);
         free(o->output_tail);
+        cJSON_Delete(o->steps);
     }
     free(rs->outcomes);
     free(rs->order);
@@ -65,6 +68,37 @@ const sc_outcome *sc_run_state_at(const sc_run_state *rs, size_t k)
     return &rs->outcomes[rs->order[k]];
 }
 
+/* Gives o's open step its duration. */
+static void close_step(sc_outcome *o, double now_ms)
+{
+    cJSON *last = o->steps ? cJSON_GetArrayItem(o->steps, cJSON_GetArraySize(o->steps) - 1) : NULL;
+    if (last && !cJSON_HasObjectItem(last, "duration_ms"))
+        cJSON_AddNumberToObject(last, "duration_ms",
+                                (double)(long long)((now_ms - o->step_since_ms) * 10.0) / 10.0);
+}
+
+/* A run names few steps; a probe that names more than this keeps its first ones. */
+#define STEPS_MAX 64
+
+void sc_outcome_step(sc_outcome *o, const char *name, double now_ms)
+{
+    if (!o->steps)
+        o->steps = cJSON_CreateArray();
+    if (!o->steps || cJSON_GetArraySize(o->steps) >= STEPS_MAX)
+        return;
+    close_step(o, now_ms);
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "name", name);
+    cJSON_AddItemToArray(o->steps, s);
+    o->step_since_ms = now_ms;
+}
+
+const char *sc_outcome_current_step(const sc_outcome *o)
+{
+    int n = o->steps ? cJSON_GetArraySize(o->steps) : 0;
+    return n ? sc_json_str(cJSON_GetArrayItem(o->steps, n - 1), "name") : NULL;
+}
+
 void sc_outcome_finish(sc_outcome *o, sc_result *res, sc_status st, double ms, const char *tail,
                        bool offline)
 {
@@ -81,6 +115,7 @@ void sc_outcome_finish(sc_outcome *o, sc_result *res, sc_status st, double ms, c
      * inventory of a gated, offline or crashed probe); a worse status than fail stays. */
     if (!sc_status_is_failure(st) && sc_outcome_first_finding(o, SC_SEV_ERROR))
         o->status = SC_STATUS_FAIL;
+    close_step(o, sc_now_ms());
     o->phase = SC_OUTCOME_FINAL;
 }
 
@@ -121,6 +156,25 @@ sc_run_summary sc_run_state_summary(const sc_run_state *rs)
     return s;
 }
 
+void sc_outcome_sealed_copy(const sc_outcome *o, sc_outcome *copy)
+{
+    *copy = *o;
+    copy->reason = o->reason ? sc_redact_value(o->reason) : NULL;
+    copy->output_tail = NULL;
+    copy->steps = NULL;
+    copy->facts = cJSON_Duplicate(o->facts, true);
+    copy->findings = cJSON_Duplicate(o->findings, true);
+    sc_redact_json(copy->facts);
+    sc_redact_json(copy->findings);
+}
+
+void sc_outcome_copy_free(sc_outcome *copy)
+{
+    free(copy->reason);
+    cJSON_Delete(copy->facts);
+    cJSON_Delete(copy->findings);
+}
+
 /* *text through the door, in place (hidden rather than leaked when memory runs out). */
 static void seal_text(char **text)
 {
@@ -141,6 +195,7 @@ void sc_run_state_finish(sc_run_state *rs)
         seal_text(&o->output_tail);
         sc_redact_json(o->facts);
         sc_redact_json(o->findings);
+        sc_redact_json(o->steps);
     }
     rs->summary = sc_run_state_summary(rs);
 }

@@ -10,13 +10,10 @@
 #include "sc_isolate.h"
 #include "sc_json.h"
 #include "sc_reap.h"
+#include "sc_runner_internal.h"
+#include "sc_step.h"
 #include "sc_text.h"
 #include "sc_util.h"
-
-typedef struct {
-    const sc_probe *probe;
-    const sc_ctx *ctx;
-} child_job;
 
 /* Serialises a result for the pipe from an isolated child. */
 static cJSON *result_to_json(sc_result *res)
@@ -33,9 +30,9 @@ static cJSON *result_to_json(sc_result *res)
     return out;
 }
 
-static cJSON *child_run(void *arg)
+cJSON *sc_runner_child(void *arg)
 {
-    child_job *job = arg;
+    sc_runner_job *job = arg;
     sc_result res;
     if (sc_result_init(&res) < 0)
         return NULL;
@@ -64,32 +61,44 @@ static void result_from_json(cJSON *json, sc_result *res)
     sc_text_copy(res->reason, sizeof res->reason, sc_json_str(json, "reason") ?: "");
 }
 
+void sc_runner_result_from_report(sc_isolate_report *rep, sc_result *res)
+{
+    switch (rep->outcome) {
+    case SC_ISOLATE_OK: result_from_json(rep->result, res); break;
+    case SC_ISOLATE_CRASH:
+        res->status = SC_STATUS_CRASH;
+        snprintf(res->reason, sizeof res->reason, "probe crashed: %s", rep->detail);
+        break;
+    case SC_ISOLATE_TIMEOUT:
+        res->status = SC_STATUS_TIMEOUT;
+        snprintf(res->reason, sizeof res->reason, "probe timed out: %s", rep->detail);
+        break;
+    case SC_ISOLATE_ERROR: sc_result_error(res, "probe failed: %s", rep->detail); break;
+    }
+    cJSON_Delete(rep->result);
+    rep->result = NULL;
+}
+
+double sc_runner_timeout_s(const sc_probe *probe, const sc_ctx *ctx)
+{
+    if (!probe->isolated)
+        return SC_RUNNER_WORKER_TIMEOUT_S;
+    return sc_opt_probe_timeout(ctx->opt, probe->timeout_s > 0 ? probe->timeout_s : 30.0);
+}
+
 static void run_isolated(const sc_probe *probe, const sc_ctx *ctx, sc_result *res, double *ms,
                          char *tail, size_t tail_size)
 {
-    child_job job = {probe, ctx};
-    double timeout = sc_opt_probe_timeout(ctx->opt, probe->timeout_s > 0 ? probe->timeout_s : 30.0);
+    sc_runner_job job = {probe, ctx};
     sc_isolate_report rep;
-    int rc = sc_isolate_run(child_run, &job, timeout, &rep);
+    int rc = sc_isolate_run(sc_runner_child, &job, sc_runner_timeout_s(probe, ctx), &rep);
     *ms = rep.duration_ms;
     snprintf(tail, tail_size, "%s", rep.output_tail);
     if (rc < 0) {
         sc_result_error(res, "could not start an isolated child: %s", strerror(-rc));
         return;
     }
-    switch (rep.outcome) {
-    case SC_ISOLATE_OK: result_from_json(rep.result, res); break;
-    case SC_ISOLATE_CRASH:
-        res->status = SC_STATUS_CRASH;
-        snprintf(res->reason, sizeof res->reason, "probe crashed: %s", rep.detail);
-        break;
-    case SC_ISOLATE_TIMEOUT:
-        res->status = SC_STATUS_TIMEOUT;
-        snprintf(res->reason, sizeof res->reason, "probe timed out: %s", rep.detail);
-        break;
-    case SC_ISOLATE_ERROR: sc_result_error(res, "probe failed: %s", rep.detail); break;
-    }
-    cJSON_Delete(rep.result);
+    sc_runner_result_from_report(&rep, res);
 }
 
 sc_status sc_run_one(const sc_probe *probe, const sc_ctx *ctx, sc_result *res, double *duration_ms,
@@ -196,45 +205,81 @@ static void add_inventory(const sc_probe *probe, const sc_ctx *ctx, sc_result *r
     memcpy(res->reason, reason, sizeof reason);
 }
 
-/* Gates, runs (or skips) the probe of outcome i and makes the outcome final; the observer hears
- * when the probe really starts and when its outcome is final. */
-static void run_probe(sc_run_state *rs, size_t i, const sc_ctx *ctx,
-                      const sc_run_observer *observer)
+bool sc_runner_skip_if_gated(sc_run_state *rs, size_t i, const sc_ctx *ctx,
+                             const sc_run_observer *observer)
 {
-    sc_outcome *o = &rs->outcomes[i];
-    const sc_probe *probe = o->probe;
-    sc_result res;
-    if (sc_result_init(&res) < 0)
-        return; /* the outcome stays pending: left out, as nothing can be said */
-    char why[512], tail[2048] = "";
+    const sc_probe *probe = rs->outcomes[i].probe;
+    char why[512];
     bool not_applicable = false;
-    double ms = 0, start = sc_now_ms();
-    sc_status st;
+    double start = sc_now_ms();
     bool late = sc_opt_deadline_passed(ctx->opt); /* --deadline: what is left is not started */
     if (late)
         snprintf(why, sizeof why, "the run's deadline (--deadline %g s) passed",
                  ctx->opt->deadline_s);
-    bool blocked = late || sc_gate_blocks(probe, ctx, why, sizeof why, &not_applicable);
-    bool offline_skip = blocked && !not_applicable && ctx->offline && probe->active;
-    if (blocked) {
-        sc_result_skip(&res, not_applicable, "%s", why);
-        if (!not_applicable && !late)
-            add_inventory(probe, ctx, &res);
-        st = SC_STATUS_SKIP;
-        ms = sc_now_ms() - start;
-    } else {
-        o->phase = SC_OUTCOME_RUNNING;
-        if (observer && observer->started)
-            observer->started(rs, i, observer->arg);
-        st = sc_run_one(probe, ctx, &res, &ms, tail, sizeof tail);
-        if (st == SC_STATUS_CRASH || st == SC_STATUS_TIMEOUT || st == SC_STATUS_ERROR)
-            add_inventory(probe, ctx, &res); /* what the child found before it died is lost */
-    }
+    if (!late && !sc_gate_blocks(probe, ctx, why, sizeof why, &not_applicable))
+        return false;
+    sc_result res;
+    if (sc_result_init(&res) < 0)
+        return true; /* the outcome stays pending: left out, as nothing can be said */
+    sc_result_skip(&res, not_applicable, "%s", why);
+    if (!not_applicable && !late)
+        add_inventory(probe, ctx, &res);
+    sc_runner_finish(rs, i, observer, &res, sc_now_ms() - start, NULL,
+                     !not_applicable && ctx->offline && probe->active);
+    return true;
+}
+
+void sc_runner_started(sc_run_state *rs, size_t i, const sc_run_observer *observer)
+{
+    rs->outcomes[i].phase = SC_OUTCOME_RUNNING;
+    rs->outcomes[i].started_ms = sc_now_ms();
+    if (observer && observer->started)
+        observer->started(rs, i, observer->arg);
+}
+
+void sc_runner_finish(sc_run_state *rs, size_t i, const sc_run_observer *observer, sc_result *res,
+                      double ms, const char *tail, bool offline_skip)
+{
+    sc_outcome *o = &rs->outcomes[i];
+    sc_status st = sc_result_status(res);
     bool keep_tail = st != SC_STATUS_PASS && st != SC_STATUS_SKIP;
-    sc_outcome_finish(o, &res, st, ms, keep_tail ? tail : NULL, offline_skip);
-    sc_result_free(&res);
+    sc_outcome_finish(o, res, st, ms, keep_tail ? tail : NULL, offline_skip);
+    sc_result_free(res);
     if (observer && observer->final)
         observer->final(rs, i, observer->arg);
+}
+
+void sc_runner_ran(sc_run_state *rs, size_t i, const sc_ctx *ctx, const sc_run_observer *observer,
+                   sc_result *res, double ms, const char *tail)
+{
+    sc_status st = sc_result_status(res);
+    if (st == SC_STATUS_CRASH || st == SC_STATUS_TIMEOUT || st == SC_STATUS_ERROR)
+        add_inventory(rs->outcomes[i].probe, ctx, res); /* what the child found is lost */
+    sc_runner_finish(rs, i, observer, res, ms, tail, false);
+}
+
+/* Gates, runs (or skips) the probe of outcome i in this process, or isolated as its table entry
+ * says, and makes the outcome final. */
+
+static void run_probe(sc_run_state *rs, size_t i, const sc_ctx *ctx,
+                      const sc_run_observer *observer)
+{
+    if (!sc_runner_skip_if_gated(rs, i, ctx, observer))
+        sc_runner_run_here(rs, i, ctx, observer);
+}
+
+void sc_runner_run_here(sc_run_state *rs, size_t i, const sc_ctx *ctx,
+                        const sc_run_observer *observer)
+{
+    sc_result res;
+    if (sc_result_init(&res) < 0)
+        return;
+    char tail[2048] = "";
+    double ms = 0;
+    sc_runner_started(rs, i, observer);
+    sc_runner_listen(rs, i, observer);
+    sc_run_one(rs->outcomes[i].probe, ctx, &res, &ms, tail, sizeof tail);
+    sc_runner_ran(rs, i, ctx, observer, &res, ms, tail);
 }
 
 int sc_run_probes(const sc_probe *const *table, const sc_options *opt, const sc_root *root,
@@ -245,8 +290,13 @@ int sc_run_probes(const sc_probe *const *table, const sc_options *opt, const sc_
     sc_ctx ctx = {.opt = opt, .root = root, .offline = !root->is_host, .run = rs};
     /* Nothing a probe starts can escape to init during the run, and nothing outlives it. */
     sc_reap_subreaper();
-    for (size_t k = 0; k < rs->count; k++)
-        run_probe(rs, rs->order[k], &ctx, observer);
+    if (opt->jobs > 1) {
+        sc_runner_parallel(rs, &ctx, observer, opt->jobs);
+    } else {
+        for (size_t k = 0; k < rs->count; k++)
+            run_probe(rs, rs->order[k], &ctx, observer);
+    }
+    sc_step_listen(NULL);
     sc_reap_descendants();
     sc_run_state_finish(rs);
     return rs->summary.exit_code;

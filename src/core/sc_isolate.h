@@ -36,6 +36,27 @@ typedef cJSON *(*sc_isolated_fn)(void *arg);
  * not be started. */
 int sc_isolate_run(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_report *rep);
 
+/* A child started with sc_isolate_start, until sc_isolate_end. */
+typedef struct sc_isolate_child sc_isolate_child;
+/* Hears each step line the child sends (see sc_step.h). */
+typedef void (*sc_isolate_step_fn)(const char *step, void *arg);
+
+#define SC_ISOLATE_WAIT_MAX 64 /* children one sc_isolate_wait watches at most */
+
+/* Starts fn(arg) in a child as sc_isolate_run does, without waiting for it: *out is the child.
+ * Its step lines go to on_step (NULL: passed on with sc_step_text). Until it ends, cleanups of this
+ * process (sc_reap_descendants) spare it. Returns 0 or -errno. */
+int sc_isolate_start(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_step_fn on_step,
+                     void *step_arg, sc_isolate_child **out);
+/* Waits up to wait_ms for any of the n children: reads their pipes, passes their steps on, notes
+ * which exited. */
+void sc_isolate_wait(sc_isolate_child *const *children, size_t n, int wait_ms);
+/* True when the child has sent all it will send, or its deadline has passed. */
+bool sc_isolate_done(const sc_isolate_child *c);
+/* Ends the child (killing its group and whatever it left if it still runs), fills rep as
+ * sc_isolate_run does and frees c. Before it is done, the outcome is a timeout. */
+void sc_isolate_end(sc_isolate_child *c, sc_isolate_report *rep);
+
 /* Name of a signal ("SIGSEGV"), or "signal N". */
 const char *sc_signal_name(int sig, char *buf, size_t size);
 

@@ -14,9 +14,16 @@ int sc_reap_subreaper(void);
 
 /* SIGKILLs every live descendant of the calling process (found through the ppid chains of the
  * live /proc), reaps the children among them, and repeats until none is left alive or about two
- * seconds have passed (a process stuck in the kernel). The caller must have no child it means to
- * keep. Returns how many distinct processes were signalled. */
+ * seconds have passed (a process stuck in the kernel). Children marked with sc_reap_keep and
+ * their descendants are spared. Returns how many distinct processes were signalled. */
 int sc_reap_descendants(void);
+
+/* Marks pid, a child of the caller, as one to keep: sc_reap_descendants spares it and all it
+ * started until sc_reap_release(pid). Children running side by side are kept this way. */
+void sc_reap_keep(pid_t pid);
+void sc_reap_release(pid_t pid);
+/* In a new child: the parent's kept children are not its own. */
+void sc_reap_forget_kept(void);
 
 /* waitpid(pid) until the monotonic deadline_ms; true with *status filled when it was reaped. */
 bool sc_reap_wait(pid_t pid, int *status, double deadline_ms);

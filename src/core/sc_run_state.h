@@ -17,6 +17,10 @@ typedef struct sc_run_state sc_run_state;
 typedef struct {
     void (*started)(const sc_run_state *rs, size_t index, void *arg);
     void (*final)(const sc_run_state *rs, size_t index, void *arg);
+    /* The running probe of outcome index named a new step (its last in outcomes[index].steps). */
+    void (*step)(const sc_run_state *rs, size_t index, void *arg);
+    /* Time passes while probes run (a few times a second): time to redraw what runs. */
+    void (*tick)(const sc_run_state *rs, void *arg);
     void *arg;
 } sc_run_observer;
 
@@ -52,6 +56,16 @@ const sc_outcome *sc_run_state_at(const sc_run_state *rs, size_t k);
  * microsecond), tail (NULL or "" for none) and offline. */
 void sc_outcome_finish(sc_outcome *o, sc_result *res, sc_status st, double ms, const char *tail,
                        bool offline);
+
+/* Records that running outcome o begins step name at now_ms (the previous step ends then). */
+void sc_outcome_step(sc_outcome *o, const char *name, double now_ms);
+/* The name of o's current step, or NULL. */
+const char *sc_outcome_current_step(const sc_outcome *o);
+
+/* A copy of final outcome o for printing while the run goes: its reason, facts and findings
+ * through the door (its output tail and steps left out); free it with sc_outcome_copy_free. */
+void sc_outcome_sealed_copy(const sc_outcome *o, sc_outcome *copy);
+void sc_outcome_copy_free(sc_outcome *copy);
 
 /* A layer's status: the worst of its final outcomes that ran (not skip); skip when none ran. */
 sc_status sc_run_state_layer_status(const sc_run_state *rs, sc_layer layer);

@@ -27,6 +27,8 @@ static cJSON *outcome_json(const sc_outcome *o)
     cJSON_AddItemToObject(p, "findings", cJSON_Duplicate(o->findings, true));
     if (o->output_tail)
         cJSON_AddStringToObject(p, "output_tail", o->output_tail);
+    if (o->steps)
+        cJSON_AddItemToObject(p, "steps", cJSON_Duplicate(o->steps, true));
     return p;
 }
 

@@ -235,3 +235,11 @@ bool sc_pkg_metadata_version(const char *text, size_t len, char *buf, size_t siz
     }
     return false;
 }
+
+void sc_python_prepare(const sc_ctx *ctx)
+{
+    sc_python_info info;
+    sc_error err = {0};
+    if (!ctx->offline)
+        sc_python_locate(ctx->opt->python, ctx->opt->timeout_s, &info, &err);
+}

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#include "sc_probe.h"
 #include "sc_sysroot.h"
 #include "sc_types.h"
 
@@ -37,6 +38,10 @@ typedef struct {
  * The answer, a failure included, is computed once per process and name. Returns 0 or a negative
  * errno with err filled. */
 int sc_python_locate(const char *python, double timeout_s, sc_python_info *info, sc_error *err);
+/* A probe's prepare hook (sc_probe.prepare): in the runner's process, before the probe's child is
+ * forked, locates --python once for the run (online only), so every child inherits the answer and
+ * the interpreter is asked once however many layers, side by side or not, need it. */
+void sc_python_prepare(const sc_ctx *ctx);
 /* Locates python without running anything: through PATH to the file, its real path (an ELF
  * binary, else -ENOEXEC: "a script wrapper: PATH"), the version from its name (python3.11) or
  * the prefix's only lib/pythonX.Y (refined by the prefix's patchlevel.h or a venv's pyvenv.cfg),

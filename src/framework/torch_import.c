@@ -9,6 +9,7 @@
 #include "sc_backend.h"
 #include "sc_isolate.h"
 #include "sc_redact.h"
+#include "sc_step.h"
 #include "sc_torch.h"
 
 extern const char sc_py_framework_torch[];
@@ -68,6 +69,7 @@ static cJSON *import_child(void *arg)
     cJSON *result = NULL, *out = cJSON_CreateObject();
     const char *mode = NULL;
     sc_error err = {0};
+    sc_step("starting python");
     int rc = sc_python_run_in(&job->info, job->workdir, sc_py_framework_torch, argv, &result, &mode,
                               &err);
     if (rc == -ENOEXEC || rc == -ENOSYS) {

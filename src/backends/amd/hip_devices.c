@@ -7,6 +7,7 @@
 
 #include "sc_accel.h"
 #include "sc_hip_run.h"
+#include "sc_step.h"
 #include "sc_text.h"
 
 #define MAX_DEVICES 1024 /* more than this is a garbage answer, not a machine */
@@ -206,6 +207,8 @@ static void read_device(sc_hip_run *r, int i)
 
 void sc_hip_read_devices(sc_hip_run *r)
 {
-    for (int i = 0; i < r->count; i++)
+    for (int i = 0; i < r->count; i++) {
+        sc_step("device %d of %d", i + 1, r->count);
         read_device(r, i);
+    }
 }
