@@ -27,6 +27,8 @@ typedef struct {
     const char *app_cmd;     /* --app CMD */
     const char *app_script;  /* --app-script FILE.py */
     int app_repeat;          /* --app-repeat N (>= 1) */
+    bool app_profile;        /* --app-profile: the script's last repetition under the profiler */
+    const char *app_trace;   /* --app-trace FILE: its Chrome trace (implies --app-profile) */
     int argc;                /* the original command line, for the snapshot */
     char **argv;
 } sc_options;

@@ -43,6 +43,8 @@ static const char usage_text[] =
     "  --app CMD            the application's smallest real step, run through /bin/sh -c\n"
     "  --app-script FILE    a Python script run in the framework layer's interpreter\n"
     "  --app-repeat N       run the app step N times (first run apart from steady state)\n"
+    "  --app-profile        profile the app script's last repetition per operator\n"
+    "  --app-trace FILE     write that profile's Chrome trace to FILE (implies --app-profile)\n"
     "  --no-color           no colour (also when NO_COLOR is set)\n"
     "  -q, --quiet          print the verdict only\n"
     "  -v, --verbose        print every finding and each probe's duration\n"
@@ -69,7 +71,9 @@ enum {
     OPT_ARCH,
     OPT_APP,
     OPT_APP_SCRIPT,
-    OPT_APP_REPEAT
+    OPT_APP_REPEAT,
+    OPT_APP_PROFILE,
+    OPT_APP_TRACE
 };
 
 static const struct option run_options[] = {
@@ -91,6 +95,8 @@ static const struct option run_options[] = {
     {"app", required_argument, NULL, OPT_APP},
     {"app-script", required_argument, NULL, OPT_APP_SCRIPT},
     {"app-repeat", required_argument, NULL, OPT_APP_REPEAT},
+    {"app-profile", no_argument, NULL, OPT_APP_PROFILE},
+    {"app-trace", required_argument, NULL, OPT_APP_TRACE},
     {NULL, 0, NULL, 0},
 };
 
@@ -143,6 +149,11 @@ static int apply_option(int c, sc_options *opt)
     case OPT_ARCH: return add_to(&opt->archs, optarg, "--arch");
     case OPT_APP: opt->app_cmd = optarg; break;
     case OPT_APP_SCRIPT: opt->app_script = optarg; break;
+    case OPT_APP_PROFILE: opt->app_profile = true; break;
+    case OPT_APP_TRACE:
+        opt->app_trace = optarg;
+        opt->app_profile = true;
+        break;
     case OPT_TIMEOUT:
         opt->timeout_s = strtod(optarg, &end);
         if (*end || opt->timeout_s <= 0 || opt->timeout_s > 86400)
@@ -181,6 +192,9 @@ int sc_parse_run_options(int argc, char **argv, sc_options *opt)
         optind++;
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
+    if (opt->app_profile && !opt->app_script)
+        return usage_error(
+            "--app-profile and --app-trace profile a script: give --app-script FILE");
     return 0;
 }
 

@@ -2,6 +2,7 @@
  * over-long lines, floods without newlines, too many stages), the bounded tails, output made valid
  * UTF-8, start-up vs steady state, memory growth, and running a command with a deadline that kills
  * what it leaves behind. */
+#include <math.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -204,15 +205,43 @@ static void test_arithmetic(void **state)
     double v[] = {100, 5, 7, 6};
     assert_true(sc_app_median(v + 1, 3) == 6);
     assert_true(sc_app_median(v, 4) == 6.5);
-    double rising[] = {500, 100, 110, 120, 130};
-    double flat[] = {500, 100, 110, 105, 130};
-    assert_true(sc_app_memory_rising(rising, 5, 20));
-    assert_false(sc_app_memory_rising(rising, 5, 50)); /* rose, but too little */
-    assert_false(sc_app_memory_rising(flat, 5, 1));
-    assert_false(sc_app_memory_rising(rising, 3, 1)); /* too few repetitions to say */
     assert_true(sc_app_deadline_s(300) == 295);
     assert_true(sc_app_deadline_s(3) == 2.5);
     assert_true(sc_app_deadline_s(1) < 1);
+}
+
+/* A line through the repetitions after the first: a linear series is growth, noise around a
+ * level and a single jump are not, and too few points say nothing. */
+static void test_memory_fit(void **state)
+{
+    (void)state;
+    sc_app_fit fit;
+    double linear[] = {500, 100, 110, 120, 130, 140};
+    assert_true(sc_app_memory_fit(linear, 6, &fit));
+    assert_int_equal(fit.points, 5);
+    assert_true(fabs(fit.bytes_per_step - 10) < 1e-9);
+    assert_true(fabs(fit.intercept - 100) < 1e-9);
+    assert_true(fabs(fit.r2 - 1) < 1e-9);
+    assert_true(fabs(fit.growth - 40) < 1e-9);
+    assert_true(sc_app_memory_growing(&fit, 40));
+    assert_false(sc_app_memory_growing(&fit, 41)); /* rose, but too little */
+    double noisy[] = {500, 100, 110, 105, 130};
+    assert_true(sc_app_memory_fit(noisy, 5, &fit));
+    assert_true(fabs(fit.bytes_per_step - 8.5) < 1e-9);
+    assert_true(fit.r2 < 0.7);
+    assert_false(sc_app_memory_growing(&fit, 1));
+    double jump[] = {500, 100, 100, 150, 150};
+    assert_true(sc_app_memory_fit(jump, 5, &fit));
+    assert_true(fabs(fit.r2 - 0.8) < 1e-9);
+    assert_false(sc_app_memory_growing(&fit, 1)); /* one step up, then level: no leak */
+    double level[] = {500, 100, 100, 100, 100};
+    assert_true(sc_app_memory_fit(level, 5, &fit));
+    assert_true(fit.bytes_per_step == 0 && fit.r2 == 1);
+    assert_false(sc_app_memory_growing(&fit, 1));
+    assert_false(sc_app_memory_fit(linear, 3, &fit)); /* two points after start-up: no line */
+    double falling[] = {500, 140, 130, 120, 110};
+    assert_true(sc_app_memory_fit(falling, 5, &fit));
+    assert_false(sc_app_memory_growing(&fit, 1));
 }
 
 static void test_timing_split(void **state)
@@ -356,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_tail_ring),
         cmocka_unit_test(test_text_made_valid),
         cmocka_unit_test(test_arithmetic),
+        cmocka_unit_test(test_memory_fit),
         cmocka_unit_test(test_timing_split),
         cmocka_unit_test(test_exec_outcomes),
         cmocka_unit_test(test_exec_kills_leftovers),
