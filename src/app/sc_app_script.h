@@ -3,6 +3,8 @@
 #ifndef SC_APP_SCRIPT_H
 #define SC_APP_SCRIPT_H
 
+#include <stdio.h>
+
 #include "sc_probe.h"
 
 /* Takes the helper's result r apart into res->facts (runs, stages, metrics, timing, memory,
@@ -24,5 +26,9 @@ void sc_app_check_scaling(sc_result *res, cJSON *scaling);
 /* --app-trace: copies the trace the helper wrote at src to dest through the door out; records
  * facts.profile.trace_file, or app.trace-not-written. */
 void sc_app_write_trace(sc_result *res, const char *src, const char *dest);
+
+/* The report's lines under an app probe's line (the top operators of its profile); nothing when
+ * quiet (verbosity < 0) or when the probe has none. */
+void sc_app_report_detail(FILE *out, const cJSON *probe, int verbosity);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sc_app_script.h"
 #include "sc_text.h"
 #include "sc_util.h"
 
@@ -128,6 +129,7 @@ static void print_probe(FILE *out, const cJSON *p, bool color, int verbosity)
     if (verbosity > 0)
         cJSON_ArrayForEach (f, cJSON_GetObjectItem(p, "findings"))
             print_finding(out, f, color, "           ");
+    sc_app_report_detail(out, p, verbosity);
 }
 
 static void print_header(FILE *out, const cJSON *snap)
