@@ -31,9 +31,9 @@ static void print_top(FILE *out, const cJSON *profile)
     }
 }
 
-void sc_app_report_detail(FILE *out, const cJSON *probe, int verbosity)
+void sc_app_report_detail(FILE *out, const cJSON *facts, int verbosity)
 {
     if (verbosity < 0)
         return;
-    print_top(out, sc_json_member(sc_json_member(probe, "facts"), "profile"));
+    print_top(out, sc_json_member(facts, "profile"));
 }

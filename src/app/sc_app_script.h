@@ -27,8 +27,8 @@ void sc_app_check_scaling(sc_result *res, cJSON *scaling);
  * facts.profile.trace_file, or app.trace-not-written. */
 void sc_app_write_trace(sc_result *res, const char *src, const char *dest);
 
-/* The report's lines under an app probe's line (the top operators of its profile); nothing when
- * quiet (verbosity < 0) or when the probe has none. */
-void sc_app_report_detail(FILE *out, const cJSON *probe, int verbosity);
+/* The report's lines under a probe's line from its facts (the top operators of an app profile);
+ * nothing when quiet (verbosity < 0) or when the facts hold none. */
+void sc_app_report_detail(FILE *out, const cJSON *facts, int verbosity);
 
 #endif
