@@ -571,7 +571,7 @@ def parse_fallback_warnings(text, limit=64):
 # limit "torch._dynamo hit config.cache_size_limit (8)".
 RECOMPILE = re.compile(r"Recompiling function (\S{1,200})")
 CACHE_LIMIT = re.compile(r"hit config\.(?:recompile_limit|cache_size_limit) \((\d+)\)")
-SIZE_MISMATCH = re.compile(r"tensor '([^']{1,120})' size mismatch at index (\d+)\. expected "
+SIZE_MISMATCH = re.compile(r"tensor '([^\n]{1,120}?)' size mismatch at index (\d+)\. expected "
                            r"(\d+), actual (\d+)")
 
 

@@ -342,6 +342,7 @@ def run(fn, steps=5, warmup=1, name="step", trace=None, record_shapes=True):
     result). The profile is {name, steps, warmup, profiler, ...stackcheck_ops.analyze..., traffic
     with host_calls, fallback_warnings[], recompiles{}, step_ms[], trace_file}."""
     import torch
+    import torch.profiler
     steps, warmup = max(int(steps), 1), max(int(warmup), 0)
     accelerator = accelerator_of(torch)
     workdir = tempfile.mkdtemp(prefix="stackcheck-profile-")
@@ -359,7 +360,7 @@ def run(fn, steps=5, warmup=1, name="step", trace=None, record_shapes=True):
                     result, times, path, raw = _profile_npu(fn, steps, torch, workdir,
                                                             record_shapes)
                 else:
-                    out["profiler"] = "torch.profiler"
+                    out["profiler"] = torch.profiler.__name__
                     result, times, path, raw = _profile_torch(fn, steps, torch, accelerator,
                                                               workdir, record_shapes)
             after = _dynamo_counters(torch)
