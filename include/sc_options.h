@@ -29,6 +29,7 @@ typedef struct {
     int app_repeat;          /* --app-repeat N (>= 1) */
     bool app_profile;        /* --app-profile: the script's last repetition under the profiler */
     const char *app_trace;   /* --app-trace FILE: its Chrome trace (implies --app-profile) */
+    int collective_ranks;    /* --collective-ranks N; 0: one per device */
     int argc;                /* the original command line, for the snapshot */
     char **argv;
 } sc_options;

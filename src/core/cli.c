@@ -45,6 +45,7 @@ static const char usage_text[] =
     "  --app-repeat N       run the app step N times (first run apart from steady state)\n"
     "  --app-profile        profile the app script's last repetition per operator\n"
     "  --app-trace FILE     write that profile's Chrome trace to FILE (implies --app-profile)\n"
+    "  --collective-ranks N processes of the collective check (default: one per device)\n"
     "  --no-color           no colour (also when NO_COLOR is set)\n"
     "  -q, --quiet          print the verdict only\n"
     "  -v, --verbose        print every finding and each probe's duration\n"
@@ -73,7 +74,8 @@ enum {
     OPT_APP_SCRIPT,
     OPT_APP_REPEAT,
     OPT_APP_PROFILE,
-    OPT_APP_TRACE
+    OPT_APP_TRACE,
+    OPT_COLLECTIVE_RANKS
 };
 
 static const struct option run_options[] = {
@@ -97,6 +99,7 @@ static const struct option run_options[] = {
     {"app-repeat", required_argument, NULL, OPT_APP_REPEAT},
     {"app-profile", no_argument, NULL, OPT_APP_PROFILE},
     {"app-trace", required_argument, NULL, OPT_APP_TRACE},
+    {"collective-ranks", required_argument, NULL, OPT_COLLECTIVE_RANKS},
     {NULL, 0, NULL, 0},
 };
 
@@ -163,6 +166,11 @@ static int apply_option(int c, sc_options *opt)
         opt->app_repeat = (int)strtol(optarg, &end, 10);
         if (*end || opt->app_repeat < 1 || opt->app_repeat > 10000)
             return usage_error("invalid --app-repeat '%s' (1 to 10000)", optarg);
+        break;
+    case OPT_COLLECTIVE_RANKS:
+        opt->collective_ranks = (int)strtol(optarg, &end, 10);
+        if (*end || opt->collective_ranks < 1 || opt->collective_ranks > 64)
+            return usage_error("invalid --collective-ranks '%s' (1 to 64)", optarg);
         break;
     case OPT_VERSION: printf("stackcheck %s\n", SC_VERSION); return 1;
     case 'h': fputs(usage_text, stdout); return 1;

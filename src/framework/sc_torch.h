@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "sc_backend.h"
 #include "sc_json.h"
 #include "sc_probe.h"
 #include "sc_python.h"
@@ -37,5 +38,11 @@ void sc_torch_report_not_installed(const sc_ctx *ctx, sc_result *res, const sc_p
  * analysis of the file the loader error names added to err_obj. */
 void sc_torch_report_import_failed(const sc_ctx *ctx, sc_result *res, cJSON *err_obj,
                                    const char *module);
+
+/* The runtime library desc's runtime probe found: the one it loaded, else the one its loader
+ * search picked (the descriptor's runtime_library_facts, in order); *version gets its version when
+ * the probe read one. NULL when it found none. */
+const char *sc_torch_runtime_library(const sc_ctx *ctx, const sc_backend_desc *desc,
+                                     const char **version);
 
 #endif

@@ -9,11 +9,8 @@
 #include "sc_torch.h"
 #include "sc_util.h"
 
-/* The runtime library desc's runtime probe found: the one it loaded, else the one its loader
- * search picked (the descriptor's runtime_library_facts, in order); *version gets its version when
- * the probe read one. NULL when it found none. */
-static const char *runtime_library(const sc_ctx *ctx, const sc_backend_desc *desc,
-                                   const char **version)
+const char *sc_torch_runtime_library(const sc_ctx *ctx, const sc_backend_desc *desc,
+                                     const char **version)
 {
     const cJSON *facts = sc_ctx_facts(ctx, desc->runtime_probe);
     for (const char *const *k = desc->runtime_library_facts; k && *k; k++) {
@@ -63,7 +60,7 @@ static const sc_backend_desc *runtime_installed(const sc_ctx *ctx, char *evidenc
 {
     const char *version = NULL, *lib;
     for (const sc_backend_desc *const *b = sc_backends; *b; b++)
-        if ((*b)->torch_build && (lib = runtime_library(ctx, *b, &version)) != NULL) {
+        if ((*b)->torch_build && (lib = sc_torch_runtime_library(ctx, *b, &version)) != NULL) {
             sc_fmt(evidence, size, "the runtime layer (%s) found %s%s%s", (*b)->runtime_probe, lib,
                    version ? ", version " : "", version ? version : "");
             return *b;
@@ -95,7 +92,7 @@ static void check_runtime_mismatch(const sc_ctx *ctx, sc_result *res, const cJSO
                                    const sc_backend_desc *desc)
 {
     const char *version = NULL;
-    const char *theirs = runtime_library(ctx, desc, &version);
+    const char *theirs = sc_torch_runtime_library(ctx, desc, &version);
     const cJSON *mine = mapped_runtime(sc_json_member(torch, "mapped_libraries"), desc);
     const char *real = sc_json_str(mine, "realpath");
     char canon[PATH_MAX];
