@@ -17,6 +17,7 @@ const sc_probe *const sc_probes[] = {
     &sc_probe_libraries_ext,
     &sc_probe_framework_torch,
     &sc_probe_framework_collective,
+    &sc_probe_framework_ascend,
     &sc_probe_app_smoke,
     &sc_probe_app_script,
     NULL,
