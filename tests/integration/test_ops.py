@@ -165,6 +165,8 @@ class TrainingRun(unittest.TestCase):
         self.assertAlmostEqual(s["speedup"], 2 * s["one_device_ms_per_step"] /
                                s["all_devices_ms_per_step"], delta=0.01)
         self.assertAlmostEqual(s["efficiency"], s["speedup"] / 2, delta=0.001)
+        # app.poor-scaling follows the efficiency (below 70% of two devices' worth)
+        self.assertEqual("app.poor-scaling" in self.out.finding_ids(), s["efficiency"] < 0.7)
 
     def test_memory_series_fit(self):
         host = self.facts["memory"]["host"]
@@ -215,6 +217,32 @@ class ProfiledRepetition(unittest.TestCase):
                              "--app-trace", os.path.join(tmp, "no", "trace.json")])
         self.assertIn("app.trace-not-written", run.finding_ids("app.script"))
         self.assertIsNone(run.probe("app.script")["facts"]["profile"]["trace_file"])
+
+
+@unittest.skipUnless(has_torch(), "Debian's python3-torch is not installed")
+class ExampleTrainSmoke(unittest.TestCase):
+    def test_example_with_a_nan_at_step_five(self):
+        example = os.path.join(sclib.SOURCE_DIR, "examples", "train_smoke.py")
+        run = sclib.run(["--keep-going", "--python", DEBIAN_PYTHON, "--app-script", example,
+                         "--app-repeat", "2"], env={"SMOKE_NAN_STEP": "5"})
+        sclib.validate_snapshot(self, run.snapshot)
+        f = run.probe("app.script")["facts"]
+        self.assertEqual([s["name"] for s in f["stages"]],
+                         ["import", "device", "build model", "profile", "train", "numerics",
+                          "scaling"])
+        self.assertEqual({s["status"] for s in f["stages"]}, {"pass"}, f.get("error"))
+        self.assertEqual(f["profile"]["name"], "train step")
+        self.assertIn("aten::mm", [op["name"] for op in f["profile"]["top"]])
+        first = f["train_watch"]["first_nonfinite"]
+        self.assertEqual((first["step"], first["module"], first["phase"]), (5, "block",
+                                                                           "backward"))
+        self.assertEqual(len(f["train_watch"]["steps"]), 5)
+        self.assertEqual(f["numerics"]["name"], "smoke model")
+        self.assertEqual(f["scaling"]["devices"], ["cpu"])
+        self.assertEqual(len(f["memory"]["host"]["after_each_run"]), 2)
+        ids = run.finding_ids("app.script")
+        self.assertIn("app.nonfinite-after-steps", ids)
+        self.assertIn("app.host-device-traffic", ids)
 
 
 if __name__ == "__main__":
