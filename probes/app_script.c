@@ -77,23 +77,12 @@ static cJSON *script_child(void *arg)
     return out;
 }
 
-static int write_file(const char *dir, const char *name, const char *text, sc_error *err)
-{
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return sc_error_set(err, -errno, "create %s: %s", path, strerror(errno));
-    size_t n = strlen(text);
-    ssize_t w = write(fd, text, n);
-    close(fd);
-    return w == (ssize_t)n ? 0 : sc_error_set(err, -EIO, "write %s failed", path);
-}
-
 static int write_helper(const char *dir, sc_error *err)
 {
     for (size_t i = 0; i < HELPER_FILES; i++) {
-        int rc = write_file(dir, helper_files[i].file, helper_files[i].text, err);
+        char path[PATH_MAX + 64];
+        int rc = sc_python_write_file(dir, helper_files[i].file, helper_files[i].text, path,
+                                      sizeof path, err);
         if (rc < 0)
             return rc;
     }

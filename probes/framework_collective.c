@@ -5,7 +5,6 @@
  * interpreter. */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,20 +35,6 @@ static int world_size(const sc_ctx *ctx)
     return n > 0 ? n : 1;
 }
 
-static int write_text(const char *dir, const char *name, const char *text, char *path, size_t size,
-                      sc_error *err)
-{
-    if (!sc_fmt(path, size, "%s/%s", dir, name))
-        return sc_error_set(err, -ENAMETOOLONG, "path too long in %s", dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-        return sc_error_set(err, -errno, "create %s: %s", path, strerror(errno));
-    size_t n = strlen(text);
-    ssize_t w = write(fd, text, n);
-    close(fd);
-    return w == (ssize_t)n ? 0 : sc_error_set(err, -EIO, "write %s failed", path);
-}
-
 /* The launcher's configuration: ranks, deadlines, where the ranks' code and files are. */
 static char *config_text(const sc_ctx *ctx, const sc_python_info *info, const char *dir,
                          const char *self)
@@ -74,14 +59,15 @@ static char *config_text(const sc_ctx *ctx, const sc_python_info *info, const ch
 static cJSON *launch(const sc_ctx *ctx, sc_python_info *info, const char *dir, sc_error *err)
 {
     char self[PATH_MAX + 32], config[PATH_MAX + 32];
-    if (write_text(dir, "ranks.py", sc_py_framework_collective, self, sizeof self, err) < 0)
+    if (sc_python_write_file(dir, "ranks.py", sc_py_framework_collective, self, sizeof self, err) <
+        0)
         return NULL;
     char *cfg = config_text(ctx, info, dir, self);
     if (!cfg) {
         sc_error_set(err, -ENOMEM, "out of memory");
         return NULL;
     }
-    int rc = write_text(dir, "config.json", cfg, config, sizeof config, err);
+    int rc = sc_python_write_file(dir, "config.json", cfg, config, sizeof config, err);
     free(cfg);
     if (rc < 0)
         return NULL;
