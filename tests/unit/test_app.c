@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "sc_app.h"
+#include "sc_app_script.h"
 #include "sc_isolate.h"
 #include "sc_util.h"
 
@@ -244,6 +245,69 @@ static void test_memory_fit(void **state)
     assert_false(sc_app_memory_growing(&fit, 1));
 }
 
+/* The profile's findings from the facts the helper reports: fallbacks from the classifier and
+ * from the framework's warnings, traffic measured on a device, and recompiles with their shapes. */
+static const char profile_json[] =
+    "{\"available\":true,\"name\":\"step\",\"steps\":2,\"accelerator\":\"npu\","
+    "\"fallback\":{\"ops\":[{\"name\":\"aten::isin\",\"count\":2,\"host_calls\":2,"
+    "\"host_self_ms\":1.5}]},"
+    "\"fallback_warnings\":[{\"kind\":\"cpu\",\"operator\":\"torchvision::nms\","
+    "\"backend\":\"NPU\",\"count\":3},{\"kind\":\"device\",\"what\":\"x\"}],"
+    "\"traffic\":{\"measured\":true,\"copies\":{\"device_to_host\":{\"per_step\":3,"
+    "\"bytes_per_step\":262156},\"host_to_device\":{\"per_step\":1,\"bytes_per_step\":64}},"
+    "\"syncs\":{\"per_step\":2,\"callers\":[{\"op\":\"aten::nonzero\"}]},"
+    "\"host_calls\":[]},"
+    "\"recompiles\":{\"recompiles\":2,\"device_compiles\":{\"count\":1,\"triggered_by\":"
+    "[{\"op\":\"aten::mm(32x64, 64x32)\"}]},\"log\":{\"shape_changes\":[{\"tensor\":"
+    "\"L['x']\",\"index\":0,\"expected\":8,\"actual\":16}]}}}";
+
+static const char *message_of(const sc_result *res, const char *id, const char **severity)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach (f, res->findings)
+        if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "id")), id) == 0) {
+            *severity = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
+            return cJSON_GetStringValue(cJSON_GetObjectItem(f, "message"));
+        }
+    return NULL;
+}
+
+static void test_profile_findings(void **state)
+{
+    (void)state;
+    sc_result res;
+    const char *sev = NULL;
+    cJSON *profile = cJSON_Parse(profile_json);
+    assert_non_null(profile);
+    assert_int_equal(sc_result_init(&res), 0);
+    sc_app_check_profile(&res, profile);
+    const char *m = message_of(&res, "app.cpu-fallback", &sev);
+    assert_non_null(strstr(m, "2 operators ran on the CPU while the step ran on npu"));
+    assert_non_null(strstr(m, "aten::isin (2 of 2 calls, 1.500 ms on the host)"));
+    assert_non_null(strstr(m, "torchvision::nms on NPU (3 times)"));
+    m = message_of(&res, "app.host-device-traffic", &sev);
+    assert_string_equal(sev, "warn");
+    assert_non_null(strstr(m, "3 device-to-host copies (262156 bytes), 2 synchronising calls, "
+                              "1 host-to-device copy (64 bytes); made by aten::nonzero"));
+    m = message_of(&res, "app.recompiles", &sev);
+    assert_non_null(strstr(m, "torch.compile compiled 2 more frames; the device runtime compiled "
+                              "1 operator; shapes: L['x'] dimension 0: 8 -> 16, "
+                              "aten::mm(32x64, 64x32)"));
+    sc_result_free(&res);
+    /* on the CPU: no fallback from the classifier, traffic as info */
+    cJSON_ReplaceItemInObject(profile, "accelerator", cJSON_CreateNull());
+    cJSON_ReplaceItemInObject(profile, "fallback_warnings", cJSON_CreateArray());
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(profile, "traffic"), "measured",
+                              cJSON_CreateFalse());
+    assert_int_equal(sc_result_init(&res), 0);
+    sc_app_check_profile(&res, profile);
+    assert_null(message_of(&res, "app.cpu-fallback", &sev));
+    assert_non_null(message_of(&res, "app.host-device-traffic", &sev));
+    assert_string_equal(sev, "info");
+    sc_result_free(&res);
+    cJSON_Delete(profile);
+}
+
 static void test_timing_split(void **state)
 {
     (void)state;
@@ -386,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_text_made_valid),
         cmocka_unit_test(test_arithmetic),
         cmocka_unit_test(test_memory_fit),
+        cmocka_unit_test(test_profile_findings),
         cmocka_unit_test(test_timing_split),
         cmocka_unit_test(test_exec_outcomes),
         cmocka_unit_test(test_exec_kills_leftovers),
