@@ -41,7 +41,8 @@ void sc_app_write_trace(sc_result *res, const char *src, const char *dest)
     }
     sc_fact_null(profile, "trace_file", "%s", err.message);
     sc_finding(res, "app.trace-not-written", SC_SEV_WARN,
-               "check that the directory of --app-trace exists and is writable, and that the "
+               "check that --app-trace names a writable place (its directories are made when "
+               "missing), and that the "
                "profiler wrote a trace (facts.profile.profiler)",
                "the Chrome trace of the profiled repetition was not written to %s: %s", dest,
                err.message);

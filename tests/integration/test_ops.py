@@ -209,13 +209,14 @@ class ProfiledRepetition(unittest.TestCase):
         self.assertIn("top operators by host time", run.stdout)
         self.assertRegex(run.stdout, r"aten::mm +[0-9.]+ ms +[0-9.]+%  3 calls")
 
-    def test_trace_to_a_missing_directory_is_a_finding(self):
+    def test_trace_under_a_file_is_a_finding(self):
         with tempfile.TemporaryDirectory() as tmp:
             script = os.path.join(tmp, "step.py")
             with open(script, "w") as f:
                 f.write(textwrap.dedent(PROFILED_SCRIPT))
+            # the output writer makes missing directories, but not one where a file is
             run = sclib.run(["--keep-going", "--python", DEBIAN_PYTHON, "--app-script", script,
-                             "--app-trace", os.path.join(tmp, "no", "trace.json")])
+                             "--app-trace", os.path.join(script, "trace.json")])
         self.assertIn("app.trace-not-written", run.finding_ids("app.script"))
         self.assertIsNone(run.probe("app.script")["facts"]["profile"]["trace_file"])
 
