@@ -17,4 +17,11 @@ static inline const char *sc_json_str(const cJSON *o, const char *key)
     return cJSON_GetStringValue(sc_json_member(o, key));
 }
 
+/* o[key] when it is a number, else fallback. */
+static inline double sc_json_num(const cJSON *o, const char *key, double fallback)
+{
+    const cJSON *v = sc_json_member(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : fallback;
+}
+
 #endif

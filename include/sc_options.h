@@ -33,6 +33,9 @@ typedef struct {
     int app_repeat;          /* --app-repeat N (>= 1) */
     int jobs;                /* --jobs N: probes run at once; 1 (the default here): one by one */
     sc_progress progress;    /* --progress: the live report's status lines */
+    bool app_profile;        /* --app-profile: the script's last repetition under the profiler */
+    const char *app_trace;   /* --app-trace FILE: its Chrome trace (implies --app-profile) */
+    int collective_ranks;    /* --collective-ranks N; 0: one per device */
     int argc;                /* the original command line, for the snapshot */
     char **argv;
     /* Clusters: metrics, Slurm, the run's own deadline. */

@@ -2,6 +2,7 @@
  * layer's interpreter, with the `stackcheck` helper module importable for stages, metrics and the
  * numerics watch. The interpreter runs in one more isolated child with a deadline shorter than the
  * probe's, so a crash or a hang in the script becomes a finding naming its stage. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,6 +23,21 @@
 #define APP_TIMEOUT_S 300.0
 
 extern const char sc_py_app_stackcheck[];
+extern const char sc_py_app_stackcheck_ops[];
+extern const char sc_py_app_stackcheck_profile[];
+extern const char sc_py_app_stackcheck_train[];
+
+/* The helper's modules, as the script imports them. */
+static const struct {
+    const char *file;
+    const char *text;
+} helper_files[] = {
+    {"stackcheck.py", sc_py_app_stackcheck},
+    {"stackcheck_ops.py", sc_py_app_stackcheck_ops},
+    {"stackcheck_profile.py", sc_py_app_stackcheck_profile},
+    {"stackcheck_train.py", sc_py_app_stackcheck_train},
+};
+#define HELPER_FILES (sizeof helper_files / sizeof helper_files[0])
 
 /* Imports the helper from its directory and runs the script: argv = [name, dir, script, repeat]. */
 static const char boot_code[] = "import sys\n"
@@ -35,6 +51,9 @@ typedef struct {
     char script[PATH_MAX];
     char repeat[16];
     char progress[PATH_MAX + 16];
+    char
+        trace[PATH_MAX + 16]; /* where the helper writes the Chrome trace; "" without --app-trace */
+    bool profile;
 } script_job;
 
 static cJSON *script_child(void *arg)
@@ -45,6 +64,10 @@ static cJSON *script_child(void *arg)
     const char *mode = "?";
     sc_error err = {0};
     setenv("STACKCHECK_PROGRESS", job->progress, 1);
+    if (job->profile)
+        setenv("STACKCHECK_APP_PROFILE", "1", 1);
+    if (job->trace[0])
+        setenv("STACKCHECK_TRACE_OUT", job->trace, 1);
     int rc = sc_python_run(job->info, boot_code, argv, &result, &mode, &err);
     cJSON_AddStringToObject(out, "mode", mode);
     if (rc < 0 && !result)
@@ -56,27 +79,40 @@ static cJSON *script_child(void *arg)
 
 static int write_helper(const char *dir, sc_error *err)
 {
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/stackcheck.py", dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return sc_error_set(err, -errno, "create %s: %s", path, strerror(errno));
-    size_t n = strlen(sc_py_app_stackcheck);
-    ssize_t w = write(fd, sc_py_app_stackcheck, n);
-    close(fd);
-    return w == (ssize_t)n ? 0 : sc_error_set(err, -EIO, "write %s failed", path);
+    for (size_t i = 0; i < HELPER_FILES; i++) {
+        char path[PATH_MAX + 64];
+        int rc = sc_python_write_file(dir, helper_files[i].file, helper_files[i].text, path,
+                                      sizeof path, err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
 }
 
+static void remove_in(const char *dir, const char *name)
+{
+    char path[PATH_MAX + 300];
+    if (sc_fmt(path, sizeof path, "%s/%s", dir, name))
+        unlink(path);
+}
+
+/* The helper's files, the progress file, the trace and the byte code Python left. */
 static void remove_workdir(const script_job *job)
 {
-    char path[PATH_MAX + 64];
-    static const char *const files[] = {"stackcheck.py", "progress", "__pycache__"};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", job->dir, files[i]);
-        unlink(path);
-    }
-    snprintf(path, sizeof path, "%s/__pycache__", job->dir);
-    rmdir(path);
+    char cache[PATH_MAX + 16];
+    snprintf(cache, sizeof cache, "%s/__pycache__", job->dir);
+    DIR *d = opendir(cache);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.')
+            remove_in(cache, e->d_name);
+    if (d)
+        closedir(d);
+    rmdir(cache);
+    for (size_t i = 0; i < HELPER_FILES; i++)
+        remove_in(job->dir, helper_files[i].file);
+    remove_in(job->dir, "progress");
+    remove_in(job->dir, "trace.json");
     rmdir(job->dir);
 }
 
@@ -117,6 +153,9 @@ static int prepare(const sc_ctx *ctx, script_job *job, sc_error *err)
     if (!mkdtemp(job->dir))
         return sc_error_set(err, -errno, "mkdtemp %s: %s", job->dir, strerror(errno));
     snprintf(job->progress, sizeof job->progress, "%s/progress", job->dir);
+    job->profile = ctx->opt->app_profile;
+    if (ctx->opt->app_trace)
+        snprintf(job->trace, sizeof job->trace, "%s/trace.json", job->dir);
     return write_helper(job->dir, err);
 }
 
@@ -186,6 +225,8 @@ static void run_script(const sc_ctx *ctx, sc_result *res, const sc_python_info *
                                                          : "no result");
     else
         sc_app_script_result(res, r);
+    if (job->trace[0])
+        sc_app_write_trace(res, job->trace, ctx->opt->app_trace);
     cJSON_Delete(rep.result);
 }
 

@@ -5,11 +5,17 @@
         model.load_state_dict(state)
     stackcheck.metric("tokens_per_s", 1234.5)
     out = stackcheck.watch(model, stackcheck.fixed_input((8, 16)))
+    stackcheck.profile(lambda: train_step(batch), steps=5)      # operators, traffic, fallbacks
+    stackcheck.train_watch(train_step, steps=20, model=model)   # NaN/Inf by step and module
+    stackcheck.scaling(lambda device: step_on(device))          # one device against all
 
-Stages (status, duration, their own output), metrics, the numerics of a watched PyTorch model and
-memory after each repetition go into the snapshot (probe app.script). Outside stackcheck the same
-calls print marker lines (`::stackcheck stage NAME`), which `stackcheck --app CMD` understands.
-Works on Python 3.6 and later; torch is imported only by watch() and fixed_input().
+Stages (status, duration, their own output), metrics, the numerics of a watched PyTorch model, the
+operator profile, the training watch, the scaling and memory after each repetition go into the
+snapshot (probe app.script). Outside stackcheck the same calls print marker lines (`::stackcheck
+stage NAME`), which `stackcheck --app CMD` understands, and return their results. Works on Python
+3.6 and later; torch is imported only by the calls that need it. The operator analysis is in
+stackcheck_ops, the live profiler in stackcheck_profile, the training watch and the scaling in
+stackcheck_train.
 """
 import builtins
 import gc
@@ -20,12 +26,15 @@ import sys
 import time
 import traceback
 
-__all__ = ["stage", "metric", "watch", "fixed_input", "memory"]
+__all__ = ["stage", "metric", "watch", "fixed_input", "memory", "profile", "train_watch",
+           "scaling"]
 
 _SLICE = 2048          # the last characters of output kept per stage
 _MAX_MODULES = 4096    # module records kept per watch
 _MAX_STAGES = 256      # stages kept per repetition
-_state = {"run": None, "stack": [], "numerics": None, "watches": 0, "progress": None}
+_state = {"run": None, "stack": [], "numerics": None, "watches": 0, "progress": None,
+          "profile": None, "train_watch": None, "scaling": None, "app_profile": False,
+          "trace_out": None}
 
 
 def _ms(start):
@@ -157,7 +166,7 @@ class _Tee(object):
 def memory():
     """Memory now: the process's resident set and, when torch uses a device, its allocator's bytes.
     `value` is the device figure when there is one, else the resident set."""
-    out = {"rss_bytes": None}
+    out = {"rss_bytes": None, "device_allocated_bytes": None, "device": None}
     try:
         with open("/proc/self/statm") as f:
             out["rss_bytes"] = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -170,7 +179,7 @@ def memory():
         try:
             if mod is not None and mod.is_available() and mod.is_initialized():
                 total = sum(mod.memory_allocated(i) for i in range(mod.device_count()))
-                out["device_allocated_bytes"] = total
+                out["device_allocated_bytes"], out["device"] = total, backend
                 out["value"], out["source"] = total, "torch.%s.memory_allocated" % backend
                 break
         except Exception:  # a half-working device runtime must not end the app
@@ -288,6 +297,62 @@ def _numerics(name, example_input, output, records, dropped):
     return result
 
 
+def _keep(key, value):
+    """The first result of a kind in the first repetition that has one goes into the snapshot."""
+    if _state["run"] is not None and _state[key] is None:
+        _state[key] = value
+
+
+def profile(fn, steps=5, warmup=1, name="step", trace=None):
+    """Runs fn() warmup times, then steps times under torch.profiler (torch_npu.profiler on an
+    NPU), and returns its profile: per operator the calls, host and device self time, the devices
+    it ran on and its input shapes; operators that ran on the host while the step used a device
+    (fallback), host-device copies and synchronising calls per step and where they were made,
+    fallback warnings the frameworks printed, and compiles during the profiled steps. trace names
+    a file for the Chrome trace. Under --app-profile the repetition itself is profiled (a profiler
+    cannot nest), and fn just runs."""
+    import stackcheck_profile
+    if _state["app_profile"] and _state["run"] is not None:
+        for _ in range(max(int(warmup), 0) + max(int(steps), 1)):
+            fn()
+        return None
+    result, _ = stackcheck_profile.run(fn, steps=steps, warmup=warmup, name=name, trace=trace)
+    _keep("profile", result)
+    return result
+
+
+def train_watch(step_fn, steps=10, model=None, name="train", seed=0, stop_on_nonfinite=True):
+    """Runs step_fn(step) for steps 1..steps (forward, backward and optimizer step; it returns the
+    loss) after torch.manual_seed(seed), with forward and backward hooks on every module of model:
+    per step the loss, the gradient norms (total and per module) and the modules whose outputs or
+    gradients held NaN or Inf. Stops after the first step that produced them unless
+    stop_on_nonfinite is False. Returns the record; the first one goes into the snapshot."""
+    import stackcheck_train
+    result = stackcheck_train.run(step_fn, steps=steps, model=model, name=name, seed=seed,
+                                  stop_on_nonfinite=stop_on_nonfinite)
+    _keep("train_watch", result)
+    return result
+
+
+def scaling(fn, steps=5, warmup=1, devices=None):
+    """Times fn(device) on the first device, then on every device at once (one thread each), and
+    returns {devices, world, one_device_ms_per_step, all_devices_ms_per_step, speedup,
+    efficiency}. devices defaults to every device torch sees (["cpu"] without one)."""
+    import stackcheck_train
+    result = stackcheck_train.scaling(fn, steps=steps, warmup=warmup, devices=devices)
+    _keep("scaling", result)
+    return result
+
+
+def _profiled(script, index):
+    """Runs the script once under the profiler (--app-profile): the whole repetition is the step."""
+    import stackcheck_profile
+    result, _ = stackcheck_profile.run(lambda: _exec_script(script), steps=1, warmup=0,
+                                       name="repetition %d" % (index + 1),
+                                       trace=_state["trace_out"])
+    _state["profile"] = result
+
+
 def _exec_script(path):
     with open(path, "rb") as f:
         code = compile(f.read(), path, "exec")
@@ -314,14 +379,17 @@ def _failed_stage(run):
     return "(before the first stage)"
 
 
-def _one_run(index, script):
+def _one_run(index, script, profiled=False):
     run = {"index": index, "stages": [], "metrics": {}, "stages_dropped": 0, "ok": True,
            "error": None}
     _state["run"], _state["stack"] = run, []
     _progress("%d\t(before the first stage)\n" % (index + 1))
     start = time.monotonic()
     try:
-        _exec_script(script)
+        if profiled:
+            _profiled(script, index)
+        else:
+            _exec_script(script)
     except SystemExit as e:
         if e.code not in (None, 0):
             run["ok"], run["error"] = False, "SystemExit: %r" % (e.code,)
@@ -358,12 +426,15 @@ def _main(script, repeat):
     """Runs script `repeat` times in this interpreter (the first run is start-up: imports, first
     allocations) and writes the result to the file named by STACKCHECK_RESULT."""
     _state["progress"] = os.environ.get("STACKCHECK_PROGRESS")
+    _state["app_profile"] = os.environ.get("STACKCHECK_APP_PROFILE") == "1"
+    _state["trace_out"] = os.environ.get("STACKCHECK_TRACE_OUT") or None
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _Tee(sys.stdout), _Tee(sys.stderr)
-    runs = []
+    runs, repeat = [], max(1, int(repeat))
     try:
-        for index in range(max(1, int(repeat))):
-            runs.append(_one_run(index, script))
+        for index in range(repeat):
+            # --app-profile: the last repetition, the steadiest, runs under the profiler
+            runs.append(_one_run(index, script, _state["app_profile"] and index == repeat - 1))
             if not runs[-1]["ok"]:
                 break
     finally:
@@ -373,6 +444,8 @@ def _main(script, repeat):
               "ok": last["ok"], "error": last["error"], "failed_stage": last.get("failed_stage"),
               "stages": last["stages"], "metrics": last["metrics"],
               "stages_dropped": last["stages_dropped"], "numerics": _state["numerics"],
-              "watches": _state["watches"]}
+              "watches": _state["watches"], "profile": _state["profile"],
+              "train_watch": _state["train_watch"], "scaling": _state["scaling"],
+              "app_profile": _state["app_profile"]}
     with open(os.environ["STACKCHECK_RESULT"], "w") as f:
         json.dump(result, f, allow_nan=False, default=str)

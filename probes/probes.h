@@ -16,6 +16,8 @@ extern const sc_probe sc_probe_libraries_torch;
 extern const sc_probe sc_probe_libraries_ext;
 extern const sc_probe sc_probe_libraries_ext_cache;
 extern const sc_probe sc_probe_framework_torch;
+extern const sc_probe sc_probe_framework_collective;
+extern const sc_probe sc_probe_framework_ascend;
 extern const sc_probe sc_probe_app_smoke;
 extern const sc_probe sc_probe_app_script;
 

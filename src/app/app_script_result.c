@@ -1,14 +1,13 @@
 /* The app.script helper's result taken apart: runs, stages, metrics and timing into facts, and the
- * findings on them: a failed stage, memory that rises with every repetition, the first module to
- * produce non-finite values. Reads the JSON the interpreter child reported; no I/O. */
+ * findings on them: a failed stage, the first module to produce non-finite values; memory, the
+ * profile, the training watch and the scaling have their own files. Reads the JSON the
+ * interpreter child reported; no I/O. */
 #include <string.h>
 
 #include "sc_app.h"
 #include "sc_app_script.h"
 #include "sc_json.h"
 #include "sc_probe.h"
-
-#define MIN_GROWTH_BYTES (4.0 * 1024 * 1024) /* RSS moves by pages; a leak shows in megabytes */
 
 /* Moves obj[key] into facts (null with a reason when absent or of the wrong type). */
 static void move_fact(cJSON *facts, cJSON *obj, const char *key, cJSON_bool (*is)(const cJSON *))
@@ -22,33 +21,19 @@ static void move_fact(cJSON *facts, cJSON *obj, const char *key, cJSON_bool (*is
     sc_fact_null(facts, key, "not reported by the script run");
 }
 
-/* Memory after each repetition, and whether it keeps rising. */
-static void check_memory(sc_result *res, const cJSON *runs)
+/* Takes r[key] over into the facts when it is an object and judges it with check; else the fact
+ * is null with the reason. */
+static void take_object(sc_result *res, cJSON *r, const char *key,
+                        void (*check)(sc_result *, cJSON *), const char *why_absent)
 {
-    double values[512];
-    int n = 0;
-    const char *source = NULL;
-    cJSON *mem = cJSON_AddObjectToObject(res->facts, "memory"), *list = cJSON_CreateArray();
-    const cJSON *run;
-    cJSON_ArrayForEach (run, runs) {
-        const cJSON *m = cJSON_GetObjectItemCaseSensitive(run, "memory");
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "value");
-        if (!cJSON_IsNumber(v) || n >= 512)
-            continue;
-        values[n++] = v->valuedouble;
-        source = source ? source : sc_json_str(m, "source");
-        cJSON_AddItemToArray(list, cJSON_CreateNumber(v->valuedouble));
-    }
-    sc_fact_str(mem, "source", source, "no repetition reported its memory");
-    cJSON_AddItemToObject(mem, "after_each_run", list);
-    if (!sc_app_memory_rising(values, n, MIN_GROWTH_BYTES))
+    cJSON *item = cJSON_DetachItemFromObjectCaseSensitive(r, key);
+    if (cJSON_IsObject(item)) {
+        cJSON_AddItemToObject(res->facts, key, item);
+        check(res, item);
         return;
-    sc_finding(res, "app.memory-growth", SC_SEV_WARN,
-               "look for state kept across steps (caches, lists of tensors, graphs kept by "
-               "requires_grad outputs); compare with more repetitions (--app-repeat)",
-               "memory (%s) rose after every repetition: %.1f MiB after the first, %.1f MiB after "
-               "the last of %d",
-               source ? source : "?", values[0] / 1048576.0, values[n - 1] / 1048576.0, n);
+    }
+    cJSON_Delete(item);
+    sc_fact_null(res->facts, key, "%s", why_absent);
 }
 
 static void check_numerics(sc_result *res, const cJSON *numerics)
@@ -110,7 +95,7 @@ void sc_app_script_result(sc_result *res, cJSON *r)
     move_fact(facts, r, "stages", cJSON_IsArray);
     move_fact(facts, r, "metrics", cJSON_IsObject);
     cJSON_AddItemToObject(facts, "timing", sc_app_timing_json(cJSON_IsArray(runs) ? runs : NULL));
-    check_memory(res, runs);
+    sc_app_check_memory(res, runs);
     check_failure(res, r);
     cJSON *numerics = cJSON_DetachItemFromObjectCaseSensitive(r, "numerics");
     if (cJSON_IsObject(numerics)) {
@@ -120,4 +105,12 @@ void sc_app_script_result(sc_result *res, cJSON *r)
         cJSON_Delete(numerics);
         sc_fact_null(facts, "numerics", "the script did not call stackcheck.watch()");
     }
+    take_object(res, r, "profile", sc_app_check_profile,
+                cJSON_IsTrue(sc_json_member(r, "app_profile"))
+                    ? "the profiled repetition did not finish"
+                    : "neither --app-profile nor stackcheck.profile() was used");
+    take_object(res, r, "train_watch", sc_app_check_train,
+                "the script did not call stackcheck.train_watch()");
+    take_object(res, r, "scaling", sc_app_check_scaling,
+                "the script did not call stackcheck.scaling()");
 }

@@ -1,6 +1,5 @@
 /* The app layer's arithmetic: start-up kept apart from steady state (the first run against the
- * median of the others, never averaged together), memory that keeps rising across repetitions, and
- * the app's own deadline inside its probe's. */
+ * median of the others, never averaged together) and the app's own deadline inside its probe's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,16 +25,6 @@ double sc_app_median(const double *values, int n)
     double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     free(v);
     return m;
-}
-
-bool sc_app_memory_rising(const double *values, int n, double min_rise)
-{
-    if (n < 4)
-        return false;
-    for (int i = 1; i + 1 < n; i++)
-        if (!(values[i + 1] > values[i]))
-            return false;
-    return values[n - 1] - values[1] >= min_rise;
 }
 
 double sc_app_deadline_s(double probe_s)

@@ -119,10 +119,24 @@ int sc_app_exec(const char *cmd, double deadline_ms, bool in_my_group, sc_app_pa
 
 /* The median of n values (n >= 1), without changing them. */
 double sc_app_median(const double *values, int n);
-/* True when memory (values in bytes, one per repetition) keeps rising: at least four repetitions,
- * every step after the first repetition goes up, and the total rise after it is at least min_rise
- * bytes. The first repetition is start-up and may allocate what later ones reuse. */
-bool sc_app_memory_rising(const double *values, int n, double min_rise);
+/* A least-squares line through memory measured after each repetition, the first left out: it is
+ * start-up and may allocate what later ones reuse. */
+typedef struct {
+    int points;            /* repetitions fitted (n - 1) */
+    double bytes_per_step; /* the slope */
+    double intercept;      /* at the second repetition */
+    double r2;             /* how well a line explains the values: 1 is a perfect line */
+    double growth;         /* bytes_per_step * (points - 1): the rise the line makes */
+} sc_app_fit;
+
+/* Fits values (bytes, one per repetition, n of them) from the second on; false when fewer than
+ * three remain. */
+bool sc_app_memory_fit(const double *values, int n, sc_app_fit *fit);
+/* True when the fit says memory keeps growing: at least three repetitions after the first, the
+ * line rises by min_rise bytes or more over them, and explains them (r2 >= SC_APP_FIT_R2), so a
+ * single jump or noise is not growth. */
+#define SC_APP_FIT_R2 0.9
+bool sc_app_memory_growing(const sc_app_fit *fit, double min_rise);
 /* Start-up apart from steady state: from runs [{duration_ms, stages{name: ms}}], the object
  * {first_ms, steady_median_ms, steady_runs, stages[{name, first_ms, steady_median_ms,
  * steady_runs}]} where steady is the median of every run but the first (null with a reason for one

@@ -55,6 +55,9 @@ static const char usage_text[] =
     "  --jobs N             run up to N probes at once (default: the online CPUs; 1: one by one)\n"
     "  --progress WHEN      auto, always or never: a status line of what runs (on a terminal),\n"
     "                       \"still running\" lines for slow probes (off one)\n"
+    "  --app-profile        profile the app script's last repetition per operator\n"
+    "  --app-trace FILE     write that profile's Chrome trace to FILE (implies --app-profile)\n"
+    "  --collective-ranks N processes of the collective check (default: one per device)\n"
     "  --prometheus FILE    write node_exporter textfile-collector metrics to FILE\n"
     "  --deadline SECONDS   the whole run's deadline: each isolated probe gets at most what is\n"
     "                       left, probes not started by then are skipped (default: none; 35\n"
@@ -96,6 +99,9 @@ enum {
     OPT_APP_REPEAT,
     OPT_JOBS,
     OPT_PROGRESS,
+    OPT_APP_PROFILE,
+    OPT_APP_TRACE,
+    OPT_COLLECTIVE_RANKS,
     OPT_PROMETHEUS,
     OPT_SLURM,
     OPT_SCONTROL,
@@ -123,6 +129,9 @@ static const struct option run_options[] = {
     {"app-repeat", required_argument, NULL, OPT_APP_REPEAT},
     {"jobs", required_argument, NULL, OPT_JOBS},
     {"progress", required_argument, NULL, OPT_PROGRESS},
+    {"app-profile", no_argument, NULL, OPT_APP_PROFILE},
+    {"app-trace", required_argument, NULL, OPT_APP_TRACE},
+    {"collective-ranks", required_argument, NULL, OPT_COLLECTIVE_RANKS},
     {"prometheus", required_argument, NULL, OPT_PROMETHEUS},
     {"slurm", no_argument, NULL, OPT_SLURM},
     {"scontrol", required_argument, NULL, OPT_SCONTROL},
@@ -230,6 +239,11 @@ static int apply_option(int c, sc_options *opt)
     case OPT_ARCH: return add_to(&opt->archs, optarg, "--arch");
     case OPT_APP: opt->app_cmd = optarg; break;
     case OPT_APP_SCRIPT: opt->app_script = optarg; break;
+    case OPT_APP_PROFILE: opt->app_profile = true; break;
+    case OPT_APP_TRACE:
+        opt->app_trace = optarg;
+        opt->app_profile = true;
+        break;
     case OPT_TIMEOUT: return seconds(optarg, "--timeout", &opt->timeout_s);
     case OPT_APP_REPEAT:
         opt->app_repeat = (int)strtol(optarg, &end, 10);
@@ -238,6 +252,11 @@ static int apply_option(int c, sc_options *opt)
         break;
     case OPT_JOBS:
     case OPT_PROGRESS: return apply_run_option(c, opt);
+    case OPT_COLLECTIVE_RANKS:
+        opt->collective_ranks = (int)strtol(optarg, &end, 10);
+        if (*end || opt->collective_ranks < 1 || opt->collective_ranks > 64)
+            return usage_error("invalid --collective-ranks '%s' (1 to 64)", optarg);
+        break;
     case OPT_VERSION: printf("stackcheck %s (%s)\n", SC_VERSION, sc_build_info()); return 1;
     case 'h': fputs(usage_text, stdout); return 1;
     default: return apply_cluster_option(c, opt);
@@ -268,6 +287,9 @@ int sc_parse_run_options(int argc, char **argv, sc_options *opt)
         optind++;
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
+    if (opt->app_profile && !opt->app_script)
+        return usage_error(
+            "--app-profile and --app-trace profile a script: give --app-script FILE");
     if (opt->slurm && opt->deadline_s <= 0)
         opt->deadline_s = SC_SLURM_DEADLINE_S; /* under Slurm's 60 s for a health check */
     return 0;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sc_app_script.h"
 #include "sc_backend.h"
 #include "sc_facts.h"
 #include "sc_json.h"
@@ -96,6 +97,7 @@ void sc_report_probe(FILE *out, const sc_outcome *o, bool color, int verbosity)
     if (verbosity > 0)
         cJSON_ArrayForEach (f, o->findings)
             print_finding(out, f, color, "           ");
+    sc_app_report_detail(out, o->facts, verbosity);
 }
 
 void sc_report_header(FILE *out, const cJSON *snap)

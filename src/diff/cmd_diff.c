@@ -150,6 +150,50 @@ static void print_numerics(FILE *out, const cJSON *list)
     }
 }
 
+static void print_training(FILE *out, const cJSON *t)
+{
+    if (!cJSON_IsObject(t))
+        return;
+    const cJSON *first = cJSON_GetObjectItem(t, "first_divergent");
+    fputs("\nTraining watch:\n", out);
+    if (!cJSON_IsObject(first)) {
+        fprintf(out, "  all %d steps agree\n",
+                (int)cJSON_GetNumberValue(cJSON_GetObjectItem(t, "steps_agree")));
+        return;
+    }
+    sc_term_printf(out, "  first divergent step %d: %.*s",
+                   (int)cJSON_GetNumberValue(cJSON_GetObjectItem(first, "step")), 100,
+                   str(first, "what"));
+    if (cJSON_IsString(cJSON_GetObjectItem(first, "module")))
+        sc_term_printf(out, " of module '%.*s'", 200, str(first, "module"));
+    fputs(": ", out);
+    print_value(out, cJSON_GetObjectItem(first, "a"));
+    fputs(" -> ", out);
+    print_value(out, cJSON_GetObjectItem(first, "b"));
+    fprintf(out, " (%d steps agree before it)\n",
+            (int)cJSON_GetNumberValue(cJSON_GetObjectItem(t, "steps_agree")));
+}
+
+static void print_profile(FILE *out, const cJSON *p)
+{
+    if (!cJSON_IsObject(p))
+        return;
+    fputs("\nOperator profile:\n", out);
+    const cJSON *op;
+    cJSON_ArrayForEach (op, cJSON_GetObjectItem(p, "moved_to_cpu"))
+        sc_term_printf(out, "  moved to the CPU in b: %.*s\n", 200, cJSON_GetStringValue(op));
+    int n = 0;
+    cJSON_ArrayForEach (op, cJSON_GetObjectItem(p, "biggest_ratios")) {
+        if (n++ == 5)
+            break;
+        sc_term_printf(out, "  %.*s", 200, str(op, "op"));
+        fprintf(out, ": %.3f ms -> %.3f ms per step (x%.2f)\n",
+                cJSON_GetNumberValue(cJSON_GetObjectItem(op, "a_ms_per_step")),
+                cJSON_GetNumberValue(cJSON_GetObjectItem(op, "b_ms_per_step")),
+                cJSON_GetNumberValue(cJSON_GetObjectItem(op, "ratio")));
+    }
+}
+
 static void print_timings(FILE *out, const cJSON *list)
 {
     const cJSON *t;
@@ -183,6 +227,8 @@ void sc_diff_print(FILE *out, const cJSON *diff, const char *a_label, const char
     print_findings(out, cJSON_GetObjectItem(findings, "added"), "Findings added in b", '+');
     print_findings(out, cJSON_GetObjectItem(findings, "resolved"), "Findings resolved in b", '-');
     print_numerics(out, cJSON_GetObjectItem(diff, "numerics"));
+    print_training(out, cJSON_GetObjectItem(diff, "training"));
+    print_profile(out, cJSON_GetObjectItem(diff, "profile"));
     print_timings(out, cJSON_GetObjectItem(diff, "timings"));
     int matters = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(diff, "changes_that_matter"));
     if (matters > 0)

@@ -298,6 +298,7 @@ static void compare(cJSON *diff, sc_diff_acc *acc, const sc_diff_options *opt)
     if (timings)
         sc_diff_each_probe(acc->a->snapshot, timings_of_probe, &tj);
     cJSON_AddItemToObject(diff, "numerics", sc_diff_numerics(acc, opt));
+    sc_diff_training_and_profile(diff, acc, opt);
     cJSON_AddItemToObject(diff, "platforms", sc_diff_platforms(acc));
     cJSON_AddNumberToObject(diff, "changes_that_matter", acc->matters);
     cJSON_AddBoolToObject(diff, "differs", acc->matters > 0);

@@ -13,7 +13,7 @@
 static const char *const exact_stats[] = {"shape", "dtype", "nan", "inf"};
 static const char *const close_stats[] = {"mean", "std", "max_abs"};
 
-static bool close_enough(const cJSON *a, const cJSON *b, const sc_diff_options *opt)
+bool sc_diff_close(const cJSON *a, const cJSON *b, const sc_diff_options *opt)
 {
     bool a_num = cJSON_IsNumber(a), b_num = cJSON_IsNumber(b);
     if (!a_num || !b_num)
@@ -32,7 +32,7 @@ static const char *stat_differs(const cJSON *ma, const cJSON *mb, const sc_diff_
             return exact_stats[i];
     }
     for (size_t i = 0; i < sizeof close_stats / sizeof close_stats[0]; i++)
-        if (!close_enough(sc_diff_get(ma, close_stats[i]), sc_diff_get(mb, close_stats[i]), opt))
+        if (!sc_diff_close(sc_diff_get(ma, close_stats[i]), sc_diff_get(mb, close_stats[i]), opt))
             return close_stats[i];
     return NULL;
 }

@@ -112,6 +112,13 @@ void sc_diff_probe_lists(sc_diff_acc *acc, const char *probe, const cJSON *fa, c
 void sc_diff_facts(sc_diff_acc *acc);
 /* The numerics of each app probe: the first module whose statistics differ beyond tolerance. */
 cJSON *sc_diff_numerics(sc_diff_acc *acc, const sc_diff_options *opt);
+/* Whether two numbers agree within atol + rtol * max(|a|, |b|); two non-numbers agree when both
+ * are null or both are not. */
+bool sc_diff_close(const cJSON *a, const cJSON *b, const sc_diff_options *opt);
+/* Adds to diff, when either side of app.script has one: "training" (the first step and module
+ * whose loss or gradient norms diverge in the training watch) and "profile" (operators that moved
+ * to the CPU, the biggest time ratios per operator). */
+void sc_diff_training_and_profile(cJSON *diff, sc_diff_acc *acc, const sc_diff_options *opt);
 
 /* Platforms: the same roles read through each backend's descriptor, so that two snapshots of
  * different backends compare as one table (diff_path.c, diff_roles*.c, diff_role_*.c,

@@ -101,4 +101,9 @@ void sc_python_find_elsewhere(const sc_root *root, const char *project, const ch
 bool sc_loader_error_parse(const char *msg, char *file, size_t fsize, char *kind, size_t ksize,
                            char *subject, size_t ssize);
 
+/* Creates dir/name (a new file, mode 0600, never followed) holding text, for code and
+ * configuration handed to an interpreter; path receives its path. Returns 0 or a negative errno. */
+int sc_python_write_file(const char *dir, const char *name, const char *text, char *path,
+                         size_t size, sc_error *err);
+
 #endif

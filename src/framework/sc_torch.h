@@ -62,4 +62,10 @@ void sc_torch_report_not_installed(const sc_ctx *ctx, sc_result *res, const sc_p
 void sc_torch_report_import_failed(const sc_ctx *ctx, sc_result *res, cJSON *err_obj,
                                    const char *module);
 
+/* The runtime library desc's runtime probe found: the one it loaded, else the one its loader
+ * search picked (the descriptor's runtime_library_facts, in order); *version gets its version when
+ * the probe read one. NULL when it found none. */
+const char *sc_torch_runtime_library(const sc_ctx *ctx, const sc_backend_desc *desc,
+                                     const char **version);
+
 #endif

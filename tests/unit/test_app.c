@@ -2,6 +2,7 @@
  * over-long lines, floods without newlines, too many stages), the bounded tails, output made valid
  * UTF-8, start-up vs steady state, memory growth, and running a command with a deadline that kills
  * what it leaves behind. */
+#include <math.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 
 #include "sc_app.h"
+#include "sc_app_script.h"
 #include "sc_isolate.h"
 #include "sc_util.h"
 
@@ -204,15 +206,106 @@ static void test_arithmetic(void **state)
     double v[] = {100, 5, 7, 6};
     assert_true(sc_app_median(v + 1, 3) == 6);
     assert_true(sc_app_median(v, 4) == 6.5);
-    double rising[] = {500, 100, 110, 120, 130};
-    double flat[] = {500, 100, 110, 105, 130};
-    assert_true(sc_app_memory_rising(rising, 5, 20));
-    assert_false(sc_app_memory_rising(rising, 5, 50)); /* rose, but too little */
-    assert_false(sc_app_memory_rising(flat, 5, 1));
-    assert_false(sc_app_memory_rising(rising, 3, 1)); /* too few repetitions to say */
     assert_true(sc_app_deadline_s(300) == 295);
     assert_true(sc_app_deadline_s(3) == 2.5);
     assert_true(sc_app_deadline_s(1) < 1);
+}
+
+/* A line through the repetitions after the first: a linear series is growth, noise around a
+ * level and a single jump are not, and too few points say nothing. */
+static void test_memory_fit(void **state)
+{
+    (void)state;
+    sc_app_fit fit;
+    double linear[] = {500, 100, 110, 120, 130, 140};
+    assert_true(sc_app_memory_fit(linear, 6, &fit));
+    assert_int_equal(fit.points, 5);
+    assert_true(fabs(fit.bytes_per_step - 10) < 1e-9);
+    assert_true(fabs(fit.intercept - 100) < 1e-9);
+    assert_true(fabs(fit.r2 - 1) < 1e-9);
+    assert_true(fabs(fit.growth - 40) < 1e-9);
+    assert_true(sc_app_memory_growing(&fit, 40));
+    assert_false(sc_app_memory_growing(&fit, 41)); /* rose, but too little */
+    double noisy[] = {500, 100, 110, 105, 130};
+    assert_true(sc_app_memory_fit(noisy, 5, &fit));
+    assert_true(fabs(fit.bytes_per_step - 8.5) < 1e-9);
+    assert_true(fit.r2 < 0.7);
+    assert_false(sc_app_memory_growing(&fit, 1));
+    double jump[] = {500, 100, 100, 150, 150};
+    assert_true(sc_app_memory_fit(jump, 5, &fit));
+    assert_true(fabs(fit.r2 - 0.8) < 1e-9);
+    assert_false(sc_app_memory_growing(&fit, 1)); /* one step up, then level: no leak */
+    double level[] = {500, 100, 100, 100, 100};
+    assert_true(sc_app_memory_fit(level, 5, &fit));
+    assert_true(fit.bytes_per_step == 0 && fit.r2 == 1);
+    assert_false(sc_app_memory_growing(&fit, 1));
+    assert_false(sc_app_memory_fit(linear, 3, &fit)); /* two points after start-up: no line */
+    double falling[] = {500, 140, 130, 120, 110};
+    assert_true(sc_app_memory_fit(falling, 5, &fit));
+    assert_false(sc_app_memory_growing(&fit, 1));
+}
+
+/* The profile's findings from the facts the helper reports: fallbacks from the classifier and
+ * from the framework's warnings, traffic measured on a device, and recompiles with their shapes. */
+static const char profile_json[] =
+    "{\"available\":true,\"name\":\"step\",\"steps\":2,\"accelerator\":\"npu\","
+    "\"fallback\":{\"ops\":[{\"name\":\"aten::isin\",\"count\":2,\"host_calls\":2,"
+    "\"host_self_ms\":1.5}]},"
+    "\"fallback_warnings\":[{\"kind\":\"cpu\",\"operator\":\"torchvision::nms\","
+    "\"backend\":\"NPU\",\"count\":3},{\"kind\":\"device\",\"what\":\"x\"}],"
+    "\"traffic\":{\"measured\":true,\"copies\":{\"device_to_host\":{\"per_step\":3,"
+    "\"bytes_per_step\":262156},\"host_to_device\":{\"per_step\":1,\"bytes_per_step\":64}},"
+    "\"syncs\":{\"per_step\":2,\"callers\":[{\"op\":\"aten::nonzero\"}]},"
+    "\"host_calls\":[]},"
+    "\"recompiles\":{\"recompiles\":2,\"device_compiles\":{\"count\":1,\"triggered_by\":"
+    "[{\"op\":\"aten::mm(32x64, 64x32)\"}]},\"log\":{\"shape_changes\":[{\"tensor\":"
+    "\"L['x']\",\"index\":0,\"expected\":8,\"actual\":16}]}}}";
+
+static const char *message_of(const sc_result *res, const char *id, const char **severity)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach (f, res->findings)
+        if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "id")), id) == 0) {
+            *severity = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
+            return cJSON_GetStringValue(cJSON_GetObjectItem(f, "message"));
+        }
+    return NULL;
+}
+
+static void test_profile_findings(void **state)
+{
+    (void)state;
+    sc_result res;
+    const char *sev = NULL;
+    cJSON *profile = cJSON_Parse(profile_json);
+    assert_non_null(profile);
+    assert_int_equal(sc_result_init(&res), 0);
+    sc_app_check_profile(&res, profile);
+    const char *m = message_of(&res, "app.cpu-fallback", &sev);
+    assert_non_null(strstr(m, "2 operators ran on the CPU while the step ran on npu"));
+    assert_non_null(strstr(m, "aten::isin (2 of 2 calls, 1.500 ms on the host)"));
+    assert_non_null(strstr(m, "torchvision::nms on NPU (3 times)"));
+    m = message_of(&res, "app.host-device-traffic", &sev);
+    assert_string_equal(sev, "warn");
+    assert_non_null(strstr(m, "3 device-to-host copies (262156 bytes), 2 synchronising calls, "
+                              "1 host-to-device copy (64 bytes); made by aten::nonzero"));
+    m = message_of(&res, "app.recompiles", &sev);
+    assert_non_null(strstr(m, "torch.compile compiled 2 more frames; the device runtime compiled "
+                              "1 operator; shapes: L['x'] dimension 0: 8 -> 16, "
+                              "aten::mm(32x64, 64x32)"));
+    sc_result_free(&res);
+    /* on the CPU: no fallback from the classifier, traffic as info */
+    cJSON_ReplaceItemInObject(profile, "accelerator", cJSON_CreateNull());
+    cJSON_ReplaceItemInObject(profile, "fallback_warnings", cJSON_CreateArray());
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(profile, "traffic"), "measured",
+                              cJSON_CreateFalse());
+    assert_int_equal(sc_result_init(&res), 0);
+    sc_app_check_profile(&res, profile);
+    assert_null(message_of(&res, "app.cpu-fallback", &sev));
+    assert_non_null(message_of(&res, "app.host-device-traffic", &sev));
+    assert_string_equal(sev, "info");
+    sc_result_free(&res);
+    cJSON_Delete(profile);
 }
 
 static void test_timing_split(void **state)
@@ -356,6 +449,8 @@ int main(void)
         cmocka_unit_test(test_tail_ring),
         cmocka_unit_test(test_text_made_valid),
         cmocka_unit_test(test_arithmetic),
+        cmocka_unit_test(test_memory_fit),
+        cmocka_unit_test(test_profile_findings),
         cmocka_unit_test(test_timing_split),
         cmocka_unit_test(test_exec_outcomes),
         cmocka_unit_test(test_exec_kills_leftovers),
