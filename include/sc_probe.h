@@ -6,15 +6,19 @@
 #include <cjson/cJSON.h>
 
 #include "sc_options.h"
+#include "sc_outcome.h"
 #include "sc_sysroot.h"
 #include "sc_types.h"
 
-/* What a probe sees: the options, the root to read through, and the snapshot so far. */
+struct sc_run_state;
+
+/* What a probe sees: the options, the root to read through, and the run so far (read it through
+ * the sc_ctx_* accessors below). */
 typedef struct {
     const sc_options *opt;
     const sc_root *root;
-    bool offline;        /* --sysroot given: no active checks */
-    const cJSON *layers; /* the snapshot's "layers" array, filled by the probes that ran before */
+    bool offline;                   /* --sysroot given: no active checks */
+    const struct sc_run_state *run; /* the outcomes of the probes before this one */
 } sc_ctx;
 
 /* What a probe produces. The caller owns facts and findings. */
@@ -67,13 +71,14 @@ int sc_result_init(sc_result *res);
 /* Frees res's facts and findings. */
 void sc_result_free(sc_result *res);
 
-/* The snapshot object of an earlier probe in ctx ({id, status, facts, findings...}), or NULL. */
-const cJSON *sc_ctx_probe(const sc_ctx *ctx, const char *probe_id);
-/* The facts object of an earlier probe in ctx, or NULL when it has not run. */
+/* The final outcome of an earlier probe (probe ids and the fact keys other probes read are named in
+ * sc_facts.h), or NULL when it is not in the run or not final yet. */
+const sc_outcome *sc_ctx_outcome(const sc_ctx *ctx, const char *probe_id);
+/* The facts object of an earlier probe, or NULL when it has not run. */
 const cJSON *sc_ctx_facts(const sc_ctx *ctx, const char *probe_id);
-/* The status of an earlier probe in ctx, or SC_STATUS_UNSET when it has not run. */
+/* The status of an earlier probe, or SC_STATUS_UNSET when it has not run. */
 sc_status sc_ctx_status(const sc_ctx *ctx, const char *probe_id);
-/* The first finding with this id reported by any earlier probe, or NULL. */
+/* The first finding with this id reported by any earlier probe (in layer order), or NULL. */
 const cJSON *sc_ctx_finding(const sc_ctx *ctx, const char *finding_id);
 
 /* Facts helpers. A fact that could not be read is null, and its reason is kept in the object's

@@ -4,16 +4,19 @@
 #include <string.h>
 
 #include "probes.h"
+#include "sc_backend.h"
+#include "sc_facts.h"
+#include "sc_json.h"
 #include "sc_libs.h"
 
-/* The real path of the HIP runtime in runtime.hip's facts, or NULL. */
+/* The real path of the HIP runtime in runtime.hip's facts (the one it loaded, else the loader's
+ * pick: the AMD descriptor's runtime_library_facts), or NULL. */
 static const char *runtime_path(const sc_ctx *ctx)
 {
-    const cJSON *facts = sc_ctx_facts(ctx, "runtime.hip");
-    static const char *const keys[] = {"runtime", "runtime_library", "library"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const cJSON *o = cJSON_GetObjectItem(facts, keys[i]);
-        const char *p = cJSON_GetStringValue(cJSON_GetObjectItem(o, "realpath"));
+    const sc_backend_desc *amd = sc_backend_get(SC_BACKEND_AMD);
+    const cJSON *facts = sc_ctx_facts(ctx, amd->runtime_probe);
+    for (const char *const *k = amd->runtime_library_facts; k && *k; k++) {
+        const char *p = sc_json_str(sc_json_member(facts, *k), SC_FACT_REALPATH);
         if (p && *p)
             return p;
     }

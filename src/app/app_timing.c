@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sc_app.h"
+#include "sc_json.h"
 #include "sc_probe.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -49,9 +50,8 @@ double sc_app_deadline_s(double probe_s)
 /* One run's duration: the whole run (stage NULL) or one stage's; negative when absent. */
 static double run_value(const cJSON *run, const char *stage)
 {
-    const cJSON *v =
-        stage ? cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(run, "stages"), stage)
-              : cJSON_GetObjectItem(run, "duration_ms");
+    const cJSON *v = stage ? sc_json_member(sc_json_member(run, "stages"), stage)
+                           : sc_json_member(run, "duration_ms");
     return cJSON_IsNumber(v) ? v->valuedouble : -1;
 }
 
@@ -87,8 +87,8 @@ static cJSON *stage_names(const cJSON *runs)
     cJSON *names = cJSON_CreateObject();
     const cJSON *run, *s;
     cJSON_ArrayForEach (run, runs) {
-        cJSON_ArrayForEach (s, cJSON_GetObjectItem(run, "stages")) {
-            if (names && s->string && !cJSON_GetObjectItemCaseSensitive(names, s->string))
+        cJSON_ArrayForEach (s, sc_json_member(run, "stages")) {
+            if (names && s->string && !sc_json_member(names, s->string))
                 cJSON_AddTrueToObject(names, s->string);
         }
     }

@@ -184,7 +184,7 @@ int sc_parse_run_options(int argc, char **argv, sc_options *opt)
     return 0;
 }
 
-static int write_outputs(const cJSON *snapshot, const sc_options *opt)
+static int write_outputs(const cJSON *snapshot, const sc_run_state *rs, const sc_options *opt)
 {
     sc_error err = {0};
     int rc = 0;
@@ -192,11 +192,18 @@ static int write_outputs(const cJSON *snapshot, const sc_options *opt)
         sc_print_line(stderr, "stackcheck: ", "%s", err.message);
         rc = SC_EXIT_USAGE;
     }
-    if (opt->junit_path && sc_junit_write(snapshot, opt->junit_path, &err) < 0) {
+    if (opt->junit_path && sc_junit_write(rs, opt->junit_path, &err) < 0) {
         sc_print_line(stderr, "stackcheck: ", "%s", err.message);
         rc = SC_EXIT_USAGE;
     }
     return rc;
+}
+
+/* With -v, each probe that really runs is named as it starts. */
+static void say_running(const sc_run_state *rs, size_t index, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "stackcheck: running %s\n", rs->outcomes[index].probe->id);
 }
 
 int sc_cmd_run(int argc, char **argv)
@@ -221,13 +228,19 @@ int sc_cmd_run(int argc, char **argv)
         sc_root_close(&root);
         return SC_EXIT_FAIL;
     }
-    int exit_code = sc_run_probes(sc_probes, &opt, &root, snapshot);
+    sc_run_observer verbose = {.started = say_running};
+    sc_run_state rs;
+    int exit_code = sc_run_probes(sc_probes, &opt, &root, opt.verbosity > 0 ? &verbose : NULL, &rs);
+    /* The one door out: the run's outcomes passed it as the run ended; the header passes it here.
+     * The report, the snapshot and JUnit all come from what went through. */
+    sc_redact_json(snapshot);
+    sc_snapshot_add_run(snapshot, &rs);
     sc_snapshot_add_not_read(snapshot);
-    sc_redact_json(snapshot); /* the one door out: report, snapshot and JUnit all come from here */
-    sc_report_print(report, snapshot, opt.color, opt.verbosity);
+    sc_report_print(report, snapshot, &rs, opt.color, opt.verbosity);
     fflush(report);
-    int out_rc = write_outputs(snapshot, &opt);
+    int out_rc = write_outputs(snapshot, &rs, &opt);
     cJSON_Delete(snapshot);
+    sc_run_state_free(&rs);
     sc_root_close(&root);
     return out_rc ? out_rc : exit_code;
 }

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sc_json.h"
 #include "sc_reap.h"
 #include "sc_redact.h"
 #include "sc_sysroot.h"
@@ -66,12 +67,14 @@ static void attach_refusals(cJSON *result)
 
 static void take_refusals(cJSON *result)
 {
-    cJSON *list = cJSON_IsObject(result) ? cJSON_DetachItemFromObject(result, REFUSALS_KEY) : NULL;
+    cJSON *list = cJSON_IsObject(result)
+                      ? cJSON_DetachItemFromObjectCaseSensitive(result, REFUSALS_KEY)
+                      : NULL;
     const cJSON *o;
     cJSON_ArrayForEach (o, list) {
-        const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(o, "path"));
+        const char *path = sc_json_str(o, "path");
         if (path)
-            sc_root_refusal_note(path, cJSON_GetStringValue(cJSON_GetObjectItem(o, "type")));
+            sc_root_refusal_note(path, sc_json_str(o, "type"));
     }
     cJSON_Delete(list);
 }

@@ -1,5 +1,5 @@
-/* What probes write (findings, facts, skip and error marks) and what they may read of the probes
- * that ran before them. */
+/* What probes write (findings, facts, skip and error marks), the typed view of a finding, and
+ * what probes may read of the outcomes of the probes that ran before them. */
 #include "sc_probe.h"
 
 #include <errno.h>
@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sc_json.h"
 #include "sc_redact.h"
+#include "sc_run_state.h"
 
 int sc_result_init(sc_result *res)
 {
@@ -75,59 +77,66 @@ sc_status sc_result_status(const sc_result *res)
         return res->status;
     sc_status worst = SC_STATUS_PASS;
     const cJSON *f;
+    sc_finding_view v;
     cJSON_ArrayForEach (f, res->findings) {
-        int sev = sc_severity_parse(cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity")));
-        if (sev == SC_SEV_ERROR)
+        if (!sc_finding_read(f, &v))
+            continue;
+        if (v.severity == SC_SEV_ERROR)
             return SC_STATUS_FAIL;
-        if (sev == SC_SEV_WARN)
+        if (v.severity == SC_SEV_WARN)
             worst = SC_STATUS_WARN;
     }
     return worst;
 }
 
-/* The probe object with this id in the snapshot's layers, or NULL. */
-static const cJSON *find_probe(const sc_ctx *ctx, const char *probe_id)
+bool sc_finding_read(const cJSON *f, sc_finding_view *v)
 {
-    const cJSON *layer, *probe;
-    cJSON_ArrayForEach (layer, ctx->layers) {
-        cJSON_ArrayForEach (probe, cJSON_GetObjectItem(layer, "probes")) {
-            const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(probe, "id"));
-            if (id && strcmp(id, probe_id) == 0)
-                return probe;
-        }
-    }
+    int sev = sc_severity_parse(sc_json_str(f, "severity"));
+    v->id = sc_json_str(f, "id");
+    v->severity = sev < 0 ? SC_SEV_INFO : (sc_severity)sev;
+    v->message = sc_json_str(f, "message");
+    v->hint = sc_json_str(f, "hint");
+    return v->id && sev >= 0;
+}
+
+const cJSON *sc_outcome_first_finding(const sc_outcome *o, sc_severity sev)
+{
+    const cJSON *f;
+    sc_finding_view v;
+    cJSON_ArrayForEach (f, o->findings)
+        if (sc_finding_read(f, &v) && v.severity == sev)
+            return f;
     return NULL;
 }
 
-const cJSON *sc_ctx_probe(const sc_ctx *ctx, const char *probe_id)
+const sc_outcome *sc_ctx_outcome(const sc_ctx *ctx, const char *probe_id)
 {
-    return find_probe(ctx, probe_id);
+    ptrdiff_t i = ctx->run ? sc_run_state_index(ctx->run, probe_id) : -1;
+    const sc_outcome *o = i < 0 ? NULL : &ctx->run->outcomes[i];
+    return o && o->phase == SC_OUTCOME_FINAL ? o : NULL;
 }
 
 const cJSON *sc_ctx_facts(const sc_ctx *ctx, const char *probe_id)
 {
-    const cJSON *p = find_probe(ctx, probe_id);
-    return p ? cJSON_GetObjectItem(p, "facts") : NULL;
+    const sc_outcome *o = sc_ctx_outcome(ctx, probe_id);
+    return o ? o->facts : NULL;
 }
 
 sc_status sc_ctx_status(const sc_ctx *ctx, const char *probe_id)
 {
-    const cJSON *p = find_probe(ctx, probe_id);
-    return p ? sc_status_parse(cJSON_GetStringValue(cJSON_GetObjectItem(p, "status")))
-             : SC_STATUS_UNSET;
+    const sc_outcome *o = sc_ctx_outcome(ctx, probe_id);
+    return o ? o->status : SC_STATUS_UNSET;
 }
 
 const cJSON *sc_ctx_finding(const sc_ctx *ctx, const char *finding_id)
 {
-    const cJSON *layer, *probe, *f;
-    cJSON_ArrayForEach (layer, ctx->layers) {
-        cJSON_ArrayForEach (probe, cJSON_GetObjectItem(layer, "probes")) {
-            cJSON_ArrayForEach (f, cJSON_GetObjectItem(probe, "findings")) {
-                const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(f, "id"));
-                if (id && strcmp(id, finding_id) == 0)
-                    return f;
-            }
-        }
+    for (size_t k = 0; ctx->run && k < ctx->run->count; k++) {
+        const sc_outcome *o = sc_run_state_at(ctx->run, k);
+        const cJSON *f, *findings = o->phase == SC_OUTCOME_FINAL ? o->findings : NULL;
+        sc_finding_view v;
+        cJSON_ArrayForEach (f, findings)
+            if (sc_finding_read(f, &v) && strcmp(v.id, finding_id) == 0)
+                return f;
     }
     return NULL;
 }

@@ -1,5 +1,5 @@
 /* The runner: layers in order, each probe gated on the layer below for its backend, isolated when
- * it must be, timed, its result added to the snapshot. */
+ * it must be, timed, its result kept as a typed outcome in the run state. */
 #ifndef SC_RUNNER_H
 #define SC_RUNNER_H
 
@@ -7,13 +7,15 @@
 
 #include "sc_options.h"
 #include "sc_probe.h"
+#include "sc_run_state.h"
 #include "sc_sysroot.h"
 
-/* Runs the probes of table (NULL-terminated) under opt and root, and appends the layers to
- * snapshot (which the caller owns). Fills the snapshot's summary. Returns the exit code (0 or 1).
- */
+/* Runs the probes of table (NULL-terminated) under opt and root into rs, which it initialises and
+ * ends (sc_run_state_finish: layer statuses, summary, texts through the door); the caller frees it
+ * with sc_run_state_free. observer (may be NULL) hears each probe start and each outcome become
+ * final. Returns the exit code (0 or 1). */
 int sc_run_probes(const sc_probe *const *table, const sc_options *opt, const sc_root *root,
-                  cJSON *snapshot);
+                  const sc_run_observer *observer, sc_run_state *rs);
 
 /* Runs one probe in this process or isolated, as its table entry says; result in res.
  * Returns the probe's final status. */

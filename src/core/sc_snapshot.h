@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "sc_options.h"
+#include "sc_run_state.h"
 #include "sc_sysroot.h"
 #include "sc_types.h"
 
@@ -13,8 +14,11 @@
 /* A new snapshot with schema, tool, created, argv, host and env filled; NULL on allocation failure.
  */
 cJSON *sc_snapshot_new(const sc_options *opt, const sc_root *root);
+/* Adds "layers" (every final outcome of rs, in report order) and "summary" from the ended run
+ * state rs (see sc_run_state_finish: its texts have passed the door already). */
+void sc_snapshot_add_run(cJSON *snapshot, const sc_run_state *rs);
 /* Adds "not_read": the files the run refused to read (a FIFO, socket or device where a regular
- * file was expected), from sc_root_refusals(). */
+ * file was expected), from sc_root_refusals(), through the door. */
 void sc_snapshot_add_not_read(cJSON *snapshot);
 /* Writes json and a newline to path through sc_output_write ("-": standard output). Returns 0 or
  * -errno and fills err. */

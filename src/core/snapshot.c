@@ -56,6 +56,7 @@ void sc_snapshot_add_not_read(cJSON *snapshot)
         cJSON_AddStringToObject(o, "reason", "not a regular file where one was expected: not read");
         cJSON_AddItemToArray(list, o);
     }
+    sc_redact_json(list);
 }
 
 int sc_snapshot_write(const cJSON *json, const char *path, sc_error *err)

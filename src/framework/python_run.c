@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <wchar.h>
 
+#include "sc_sysroot.h"
 #include "sc_util.h"
 
 #define RESULT_MAX (64u << 20)
@@ -156,26 +158,27 @@ static int run_subprocess(const sc_python_info *info, const char *code, const ch
     return 0;
 }
 
+/* The result file lives in a private directory, but the user's code runs with it: it is opened as
+ * a regular file only and read without blocking, so a FIFO put in its place cannot hang the run. */
 static int read_result(const char *path, cJSON **result, sc_error *err)
 {
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return sc_error_set(err, -errno, "open %s: %s", path, strerror(errno));
-    sc_buf b;
-    sc_buf_init(&b);
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < RESULT_MAX)
-        sc_buf_append(&b, chunk, n);
-    fclose(f);
+    struct stat st;
+    int fd = sc_open_regular(path, &st);
+    if (fd < 0)
+        return sc_error_set(err, fd, "open %s: %s", path, strerror(-fd));
+    char *data = NULL;
+    long len = sc_read_fd(fd, (size_t)st.st_size, RESULT_MAX, &data);
+    close(fd);
     int rc = 0;
-    if (b.oom || b.len >= RESULT_MAX)
+    if (len < 0)
+        rc = sc_error_set(err, (int)len, "read %s: %s", path, strerror((int)-len));
+    else if ((size_t)len >= RESULT_MAX)
         rc = sc_error_set(err, -E2BIG, "the Python result is too large");
-    else if (b.len == 0)
+    else if (len == 0)
         rc = sc_error_set(err, -ENODATA, "the Python code wrote no result");
-    else if (!(*result = cJSON_ParseWithLength(b.data, b.len)))
+    else if (!(*result = cJSON_ParseWithLength(data, (size_t)len)))
         rc = sc_error_set(err, -EINVAL, "the Python result is not valid JSON");
-    sc_buf_free(&b);
+    free(data);
     return rc;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sc_backend.h"
+#include "sc_facts.h"
 #include "sc_torch.h"
 #include "sc_util.h"
 
@@ -17,9 +18,9 @@ static const char *runtime_library(const sc_ctx *ctx, const sc_backend_desc *des
     const cJSON *facts = sc_ctx_facts(ctx, desc->runtime_probe);
     for (const char *const *k = desc->runtime_library_facts; k && *k; k++) {
         const cJSON *o = sc_json_member(facts, *k);
-        if (sc_json_str(o, "realpath")) {
-            *version = sc_json_str(o, "version");
-            return sc_json_str(o, "realpath");
+        if (sc_json_str(o, SC_FACT_REALPATH)) {
+            *version = sc_json_str(o, SC_FACT_VERSION);
+            return sc_json_str(o, SC_FACT_REALPATH);
         }
     }
     return NULL;

@@ -7,17 +7,12 @@
 #include <string.h>
 
 #include "sc_cli.h"
+#include "sc_json.h"
 #include "sc_libs.h"
 #include "sc_options.h"
 #include "sc_redact.h"
 #include "sc_snapshot.h"
 #include "sc_text.h"
-
-/* A string member of a JSON object, or NULL. */
-static const char *str(const cJSON *obj, const char *key)
-{
-    return cJSON_GetStringValue(cJSON_GetObjectItem(obj, key));
-}
 
 static const char usage[] =
     "usage: stackcheck libs [--arch ARCH]... [--json FILE] [--sysroot DIR] [--ld-library-path "
@@ -132,32 +127,33 @@ static void print_findings(FILE *out, const cJSON *findings)
 {
     const cJSON *f;
     cJSON_ArrayForEach (f, findings) {
-        sc_term_printf(out, "  %s %s: %s\n", str(f, "severity"), str(f, "id"), str(f, "message"));
-        if (str(f, "hint"))
-            sc_term_printf(out, "      hint: %s\n", str(f, "hint"));
+        sc_term_printf(out, "  %s %s: %s\n", sc_json_str(f, "severity"), sc_json_str(f, "id"),
+                       sc_json_str(f, "message"));
+        if (sc_json_str(f, "hint"))
+            sc_term_printf(out, "      hint: %s\n", sc_json_str(f, "hint"));
     }
 }
 
 static void print_file(FILE *out, const cJSON *file)
 {
-    const char *path = str(file, "path");
+    const char *path = sc_json_str(file, "path");
     sc_term_printf(out, "%s", path);
-    if (str(file, "soname"))
-        sc_term_printf(out, " (%s)", str(file, "soname"));
-    sc_term_printf(out, " [%s]\n", str(file, "root_kind"));
-    print_tree(out, cJSON_GetObjectItem(file, "libraries"), path);
-    const cJSON *off = cJSON_GetObjectItem(file, "offload");
-    const char *format = cJSON_GetStringValue(cJSON_GetObjectItem(off, "format"));
+    if (sc_json_str(file, "soname"))
+        sc_term_printf(out, " (%s)", sc_json_str(file, "soname"));
+    sc_term_printf(out, " [%s]\n", sc_json_str(file, "root_kind"));
+    print_tree(out, sc_json_member(file, "libraries"), path);
+    const cJSON *off = sc_json_member(file, "offload");
+    const char *format = sc_json_str(off, "format");
     if (format) {
         sc_term_printf(out, "  GPU code (%s):", format);
         const cJSON *t;
         int i = 0;
-        cJSON_ArrayForEach (t, cJSON_GetObjectItem(off, "targets")) {
+        cJSON_ArrayForEach (t, sc_json_member(off, "targets")) {
             sc_term_printf(out, "%s%s", i++ ? ", " : " ", t->valuestring);
         }
         fputc('\n', out);
     }
-    print_findings(out, cJSON_GetObjectItem(file, "findings"));
+    print_findings(out, sc_json_member(file, "findings"));
 }
 
 /* Analyses each file into files[]; returns the exit code so far. */

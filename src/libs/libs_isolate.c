@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sc_isolate.h"
+#include "sc_json.h"
 #include "sc_libs.h"
 
 typedef struct {
@@ -33,9 +34,9 @@ static cJSON *analyse_in_child(void *arg)
 /* The file object or the error of a child that sent a result. */
 static int take_result(cJSON *result, cJSON **out, sc_error *err)
 {
-    cJSON *file = cJSON_DetachItemFromObject(result, "file");
-    const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(result, "error"));
-    int code = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(result, "code"));
+    cJSON *file = cJSON_DetachItemFromObjectCaseSensitive(result, "file");
+    const char *msg = sc_json_str(result, "error");
+    int code = (int)cJSON_GetNumberValue(sc_json_member(result, "code"));
     if (cJSON_IsObject(file)) {
         *out = file;
         return 0;

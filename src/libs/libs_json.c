@@ -2,6 +2,7 @@
  * loader found it. */
 
 #include "libs_internal.h"
+#include "sc_json.h"
 
 static cJSON *library_json(const analysis *a, const node *n)
 {
@@ -47,10 +48,9 @@ int sc_libs_worst(const cJSON *file)
 {
     int worst = -1;
     const cJSON *f;
-    cJSON_ArrayForEach (f, cJSON_GetObjectItem(file, "findings")) {
-        int sev = sc_severity_parse(cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity")));
-        if (sev > worst)
-            worst = sev;
-    }
+    sc_finding_view v;
+    cJSON_ArrayForEach (f, sc_json_member(file, "findings"))
+        if (sc_finding_read(f, &v) && (int)v.severity > worst)
+            worst = (int)v.severity;
     return worst;
 }

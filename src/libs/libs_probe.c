@@ -5,6 +5,8 @@
 
 #include "libs_internal.h"
 #include "sc_backend.h"
+#include "sc_facts.h"
+#include "sc_json.h"
 #include "sc_util.h"
 
 /* The first of desc's arch facts of device d that names a GPU code target (starts with its
@@ -12,7 +14,7 @@
 static const char *device_arch(const sc_backend_desc *desc, const cJSON *d)
 {
     for (const char *const *k = desc->arch_facts; k && *k; k++) {
-        const char *a = cJSON_GetStringValue(cJSON_GetObjectItem(d, *k));
+        const char *a = sc_json_str(d, *k);
         if (a && sc_starts_with(a, desc->arch_prefix))
             return a;
     }
@@ -24,7 +26,7 @@ static int archs_from(const sc_ctx *ctx, const sc_backend_desc *desc, const char
                       const char **archs, int n, int max)
 {
     const cJSON *d;
-    cJSON_ArrayForEach (d, cJSON_GetObjectItem(sc_ctx_facts(ctx, probe_id), "devices")) {
+    cJSON_ArrayForEach (d, sc_json_member(sc_ctx_facts(ctx, probe_id), SC_FACT_DEVICES)) {
         const char *a = device_arch(desc, d);
         bool dup = false;
         for (int i = 0; a && i < n; i++)
@@ -77,7 +79,7 @@ void sc_libs_probe_file_cached(const sc_ctx *ctx, sc_result *res, const char *pa
         return;
     }
     cJSON *f;
-    cJSON_ArrayForEach (f, cJSON_GetObjectItem(file, "findings"))
+    cJSON_ArrayForEach (f, sc_json_member(file, "findings"))
         cJSON_AddItemToArray(res->findings, cJSON_Duplicate(f, true));
     cJSON_AddItemToArray(files, file);
 }

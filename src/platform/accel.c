@@ -183,7 +183,7 @@ int sc_accel_visibility_vars(char *(*env)(const char *), const char *const *name
 
 const cJSON *sc_accel_driver_devices(const sc_ctx *ctx, const char *probe_id)
 {
-    const cJSON *d = cJSON_GetObjectItem(sc_ctx_facts(ctx, probe_id), "devices");
+    const cJSON *d = sc_json_member(sc_ctx_facts(ctx, probe_id), SC_FACT_DEVICES);
     return cJSON_IsArray(d) && cJSON_GetArraySize(d) > 0 ? d : NULL;
 }
 
@@ -191,7 +191,7 @@ const cJSON *sc_accel_device_at(const cJSON *devices, const char *pci)
 {
     const cJSON *d;
     cJSON_ArrayForEach (d, devices) {
-        const char *kp = cJSON_GetStringValue(cJSON_GetObjectItem(d, "pci_address"));
+        const char *kp = sc_json_str(d, SC_FACT_PCI_ADDRESS);
         if (pci && kp && strcasecmp(pci, kp) == 0)
             return d;
     }
@@ -202,7 +202,7 @@ void sc_accel_unmatched_devices(const cJSON *devices, const cJSON *driver_device
 {
     const cJSON *d;
     cJSON_ArrayForEach (d, devices) {
-        const char *pci = cJSON_GetStringValue(cJSON_GetObjectItem(d, "pci_address"));
+        const char *pci = sc_json_str(d, SC_FACT_PCI_ADDRESS);
         if (pci && !sc_accel_device_at(driver_devices, pci))
             sc_buf_printf(out, "%s%s", out->len ? ", " : "", pci);
     }
@@ -225,8 +225,8 @@ void sc_accel_list_devices(const cJSON *devices, const char *label_key, sc_buf *
 {
     const cJSON *d;
     cJSON_ArrayForEach (d, devices) {
-        const char *label = cJSON_GetStringValue(cJSON_GetObjectItem(d, label_key));
-        const char *pci = cJSON_GetStringValue(cJSON_GetObjectItem(d, "pci_address"));
+        const char *label = sc_json_str(d, label_key);
+        const char *pci = sc_json_str(d, SC_FACT_PCI_ADDRESS);
         sc_buf_printf(out, "%s%s at %s", out->len ? ", " : "", label ? label : "?",
                       pci ? pci : "?");
     }
@@ -332,18 +332,6 @@ int sc_accel_read_kmsg(const sc_root *root, cJSON *kl, sc_buf *text, char *sourc
     return rc;
 }
 
-/* The message of the first error finding of probe, or NULL. */
-static const char *first_error_message(const cJSON *probe)
-{
-    const cJSON *f;
-    cJSON_ArrayForEach (f, cJSON_GetObjectItem(probe, "findings")) {
-        const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
-        if (sev && strcmp(sev, "error") == 0)
-            return cJSON_GetStringValue(cJSON_GetObjectItem(f, "message"));
-    }
-    return NULL;
-}
-
 void sc_accel_driver_evidence(const sc_ctx *ctx, const char *probe_id, const char *noun,
                               const char *label_key, char *buf, size_t size)
 {
@@ -357,11 +345,13 @@ void sc_accel_driver_evidence(const sc_ctx *ctx, const char *probe_id, const cha
         sc_buf_free(&b);
         return;
     }
-    sc_status st = sc_ctx_status(ctx, probe_id);
-    const cJSON *probe = sc_ctx_probe(ctx, probe_id);
-    const char *why = first_error_message(probe);
-    if (!why) /* a skipped driver probe says why in its reason */
-        why = cJSON_GetStringValue(cJSON_GetObjectItem(probe, "reason"));
+    const sc_outcome *o = sc_ctx_outcome(ctx, probe_id);
+    sc_status st = o ? o->status : SC_STATUS_UNSET;
+    sc_finding_view v = {0};
+    const cJSON *err = o ? sc_outcome_first_finding(o, SC_SEV_ERROR) : NULL;
+    const char *why = err && sc_finding_read(err, &v) ? v.message : NULL;
+    if (!why && o) /* a skipped driver probe says why in its reason */
+        why = o->reason;
     sc_fmt(buf, size, "%s: %s%s%s", probe_id,
            st == SC_STATUS_UNSET ? "did not run" : sc_status_name(st), why ? ", " : "",
            why ? why : "");

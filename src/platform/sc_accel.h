@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "sc_facts.h"
+#include "sc_json.h"
 #include "sc_pci.h"
 #include "sc_probe.h"
 #include "sc_sysroot.h"

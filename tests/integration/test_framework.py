@@ -84,6 +84,15 @@ if not os.path.basename(os.readlink("/proc/self/exe")).startswith("python"):
 
 FAKE_SEGFAULT = "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n"
 FAKE_HANG = "import time\ntime.sleep(600)\n"
+# Puts a FIFO where the result file was and keeps it open for writing: a reader that waits for
+# the end of that file would wait for ever.
+FAKE_RESULT_FIFO = """
+import os
+path = os.environ["STACKCHECK_RESULT"]
+os.unlink(path)
+os.mkfifo(path, 0o600)
+_keep = os.open(path, os.O_RDWR)
+"""
 FAKE_LOADER = "import ctypes\nctypes.CDLL(%r)\n"
 FAKE_VERSION = "2.3.0+rocm6.0"
 
@@ -299,6 +308,14 @@ class FrameworkTest(unittest.TestCase):
         self.assertIn("torch.import-hangs", sclib_ids(p))
         self.assertLess(p["duration_ms"], 60000)  # a deadline bound, with a wide margin
         self.assertEqual(r.rc, 1)
+
+    def test_result_replaced_by_a_fifo_is_refused_not_waited_for(self):
+        fake = self.fake(FAKE_RESULT_FIFO)
+        tmp = self.private_tmpdir()
+        r, p = self.run_torch(DEBIAN_PYTHON, env=fake.env(TMPDIR=tmp), extra_args=["--timeout", "30"])
+        self.assertNotEqual(p["status"], "timeout", p)
+        self.assertLess(p["duration_ms"], 25000, p)  # well before the deadline: nothing waited
+        self.assertEqual(os.listdir(tmp), [])
 
     def check_loader_error(self, error, lib):
         self.assertEqual(error["loader"]["kind"], "undefined-symbol")

@@ -2,17 +2,17 @@
 formats under --sysroot (devices, driver version, nodes, the CUDA toolkit inventory), the same node
 with its driver, nodes or log broken one way at a time, a container without the NVIDIA nodes, real
 permission denial for an unprivileged user, and the live run on this machine. Live, this machine
-has no NVIDIA GPU, so the binary gates runtime.cuda as not applicable; to run its active part
-against the stub libcuda end to end, the binary runs in a private mount namespace (when the test may
-make one) where the H200 fixture's PCI devices, /sys/module, /proc/driver and device nodes are
-mounted over the live ones. unit.test_nvidia covers the same modes through the runner without
-namespaces."""
+has no NVIDIA GPU, so the binary gates runtime.cuda as not applicable; its active part runs against
+the stub libcuda in a private mount namespace over the H200 fixture's driver view (runtime_stubs.py):
+the conformance table (test_conformance.py) runs every stub behaviour that way, and the real nvrtc
+test here."""
 import os
 import shutil
 import subprocess
-import tempfile
 
+import runtime_stubs
 import sclib
+import test_conformance
 from sclib import unittest
 
 BUSES = ["0000:18:00.0", "0000:2a:00.0"]
@@ -22,15 +22,7 @@ CLEAN = {k: None for k in ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VI
 
 
 def has_nvidia_gpu():
-    base = "/sys/bus/pci/devices"
-    for d in os.listdir(base) if os.path.isdir(base) else []:
-        try:
-            with open(os.path.join(base, d, "vendor")) as f:
-                if f.read().strip() == "0x10de":
-                    return True
-        except OSError:
-            pass
-    return False
+    return runtime_stubs.machine_has("0x10de")
 
 
 class NvidiaCase(sclib.SysrootCase):
@@ -255,145 +247,28 @@ class LiveWithoutNvidia(NvidiaCase):
                          1 if r.probe("driver.devices")["status"] == "fail" else 0)
 
 
-# Mounts the H200 fixture's driver view over the live one, then runs the real binary ("$0").
-NAMESPACE_SCRIPT = r"""
-set -e
-fx="$SC_NV_FIXTURE"
-mount --make-rprivate /
-mount --bind "$fx/sys/bus/pci/devices" /sys/bus/pci/devices
-mount -t tmpfs tmpfs /sys/module
-cp -a "$fx/sys/module/." /sys/module/
-mount --bind "$fx/proc/driver" /proc/driver
-old="$SC_NV_OLDDEV"
-mkdir -p "$old"
-mount --bind /dev "$old"
-mount -t tmpfs tmpfs /dev
-for n in null zero full random urandom kmsg; do
-    touch /dev/$n && mount --bind "$old/$n" /dev/$n
-done
-for n in nvidiactl nvidia-uvm nvidia0 nvidia1; do
-    touch /dev/$n && chmod 666 /dev/$n
-done
-exec "$0" "$@"
-"""
-
-
-def can_unshare():
-    if os.geteuid() != 0 or not shutil.which("unshare") or not os.path.isdir("/proc/driver"):
-        return False
-    r = subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs tmpfs /sys/module"],
-                       capture_output=True)
-    return r.returncode == 0
-
-
-@unittest.skipUnless(can_unshare(), "needs root and a private mount namespace")
-@unittest.skipIf(has_nvidia_gpu(), "this machine has an NVIDIA GPU")
+@unittest.skipIf(test_conformance.NVIDIA.usable(), test_conformance.NVIDIA.usable())
 class StubInNamespace(NvidiaCase):
-    """runtime.cuda live against the stub: libcuda.so.1 (a copy of the stub named like the
-    fixture's 550.127.05 driver) and the nvrtc names first on LD_LIBRARY_PATH."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sc-nvns-")
-        libdir = os.path.join(cls.tmp, "lib")
-        os.makedirs(libdir)
-        stub = os.path.abspath(sclib.stub("cudastub"))
-        shutil.copy(stub, os.path.join(libdir, "libcuda.so.550.127.05"))
-        os.symlink("libcuda.so.550.127.05", os.path.join(libdir, "libcuda.so.1"))
-        # libcuda alone, so the system's nvrtc (if any) is the one loaded
-        cls.cuda_only = os.path.join(cls.tmp, "cuda-only")
-        shutil.copytree(libdir, cls.cuda_only, symlinks=True)
-        for name in ("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"):
-            os.symlink(stub, os.path.join(libdir, name))
-        cls.wrapper = os.path.join(cls.tmp, "stackcheck-in-ns")
-        with open(cls.wrapper, "w") as f:
-            f.write("#!/bin/sh\nexec unshare -m sh -c '%s' %s \"$@\"\n"
-                    % (NAMESPACE_SCRIPT.replace("'", "'\\''"), os.path.abspath(sclib.STACKCHECK)))
-        os.chmod(cls.wrapper, 0o755)
-        cls.libdir = libdir
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, True)
-
-    def live(self, mode, *args, libdir=None, **extra):
-        env = dict(CLEAN, LD_LIBRARY_PATH=libdir or self.libdir, SC_CUDASTUB_MODE=mode,
-                   SC_NV_FIXTURE=sclib.fixture("nvidia-h200"),
-                   SC_NV_OLDDEV=os.path.join(self.tmp, "olddev"), **extra)
-        real = sclib.STACKCHECK
-        sclib.STACKCHECK = self.wrapper
-        try:
-            r = sclib.run(list(args), env=env)
-        finally:
-            sclib.STACKCHECK = real
-        self.assertIsNotNone(r.snapshot, r.stderr)
-        self.assertEqual(self.drv(r)["status"], "pass", self.drv(r)["findings"])
-        return r, r.probe("runtime.cuda")
-
-    def test_ok(self):
-        r, p = self.live("ok")
-        sclib.validate_snapshot(self, r.snapshot)
-        self.assertEqual(p["status"], "pass", p["findings"])
-        f = p["facts"]
-        api = f["driver_api"]
-        self.assertEqual((api["cuda_version"], api["library_driver_version"]), ("12.4", "550.127.05"))
-        self.assertEqual(api["realpath"], os.path.join(self.libdir, "libcuda.so.550.127.05"))
-        self.assertEqual(f["driver_library"]["found_via"], "ld_library_path")
-        self.assertEqual(f["device_count"], 2)
-        self.assertTrue(f["driver_agrees"])
-        self.assertEqual([d["pci_address"] for d in f["devices"]], BUSES)
-        for d in f["devices"]:
-            self.assertEqual((d["arch"], d["sm_count"], d["total_memory_bytes"]),
-                             ("sm_90", 132, 141 << 30))
-            self.assertTrue(d["copy_verified"] and d["kernel_verified"])
-            self.assertEqual(d["kernel_result"], [2.0 * k for k in range(8)])
-        self.assertEqual(r.layer("runtime")["status"], "pass")
+    """runtime.cuda live against the stub libcuda on the H200 fixture's driver view (see
+    runtime_stubs.py); what each stub behaviour gives is the conformance table's."""
 
     @unittest.skipUnless(b"libnvrtc.so" in subprocess.run(["/sbin/ldconfig", "-p"],
                                                           capture_output=True).stdout,
                          "no nvrtc in the ld.so.cache")
     def test_real_nvrtc(self):
-        # the system's nvrtc compiles the kernel for sm_90 for real; the stub "runs" the cubin
-        r, p = self.live("ok", libdir=self.cuda_only)
+        # libcuda alone on LD_LIBRARY_PATH: the system's nvrtc compiles the kernel for sm_90 for
+        # real; the stub "runs" the cubin
+        r = test_conformance.NVIDIA.run("ok", with_nvrtc=False)
+        self.assertIsNotNone(r.snapshot, r.stderr)
+        self.assertEqual(self.drv(r)["status"], "pass", self.drv(r)["findings"])
+        p = r.probe("runtime.cuda")
         self.assertEqual(p["status"], "pass", p["findings"])
         rtc = p["facts"]["driver_api"]["nvrtc"]
-        self.assertFalse(rtc["realpath"].startswith(self.tmp), rtc)
+        self.assertFalse(rtc["realpath"].startswith(test_conformance.NVIDIA.tmp), rtc)
         self.assertRegex(rtc["version"], r"^1[1-9]\.\d+$")
         for d in p["facts"]["devices"]:
             self.assertTrue(d["kernel_verified"])
             self.assertGreater(d["compile_ms"], 0)
-
-    def test_insufficient_driver(self):
-        r, p = self.live("insufficient")
-        self.assertEqual((p["status"], r.rc), ("fail", 1))
-        msg = r.finding("cuda.insufficient-driver")["message"]
-        self.assertIn("CUDA_ERROR_INSUFFICIENT_DRIVER (35)", msg)
-        self.assertIn("the driver supports CUDA 11.4", msg)
-        ff = r.snapshot["summary"]["first_failure"]
-        self.assertEqual((ff["probe"], ff["finding"]), ("runtime.cuda", "cuda.insufficient-driver"))
-
-    def test_crash(self):
-        r, p = self.live("crash")
-        self.assertEqual(p["status"], "crash")
-        self.assertIn("SIGSEGV", p["reason"])
-        self.assertEqual(p["facts"]["driver_library"]["realpath"],
-                         os.path.join(self.libdir, "libcuda.so.550.127.05"))
-
-    def test_hang_times_out(self):
-        r, p = self.live("hang", "--timeout", "2")
-        self.assertEqual(p["status"], "timeout")
-        self.assertLess(r.seconds, 60)
-        self.assertIn("toolkits", p["facts"])
-
-    def test_garbage(self):
-        r, p = self.live("garbage")
-        self.assertEqual(p["status"], "fail")
-        ids = r.finding_ids("runtime.cuda")
-        self.assertIn("cuda.invalid-answer", ids)
-        self.assertIn("cuda.wrong-result", ids)
-        msg = r.finding("cuda.invalid-answer")["message"]
-        for word in ("driver version -7", "name not terminated", "PCI bus id malformed"):
-            self.assertIn(word, msg)
 
 
 if __name__ == "__main__":

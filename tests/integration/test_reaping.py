@@ -88,13 +88,13 @@ class RuntimeDaemons(ReapCase):
         self.assert_all_gone(2)
 
     def test_daemons_are_gone_when_the_runtime_crashes(self):
-        p = self.hip("crash-init")
+        p = self.hip("crash")
         self.assertEqual(p["status"], "crash", p)
         self.assertIn("SIGSEGV", p["reason"])
         self.assert_all_gone(2)
 
     def test_daemons_are_gone_when_the_runtime_hangs(self):
-        p = self.hip("hang-enum", "--timeout", "2")
+        p = self.hip("hang", "--timeout", "2")
         self.assertEqual(p["status"], "timeout", p)
         self.assert_all_gone(2)
 

@@ -1,7 +1,8 @@
-"""runtime.hip end to end: Debian's real libamdhip64 on this machine (no device), stub runtimes
-given with --hip-library that act out a working pair of devices, a crash, a hang, garbage answers,
-missing symbols and each runtime error, and the passive inventory of fixture roots with several
-DTK and ROCm installs under --sysroot."""
+"""runtime.hip end to end: Debian's real libamdhip64 on this machine (no device), an old stub runtime
+that lacks symbols, an architecture override, a missing library, and the passive inventory of
+fixture roots with several DTK and ROCm installs under --sysroot. What runtime.hip reports for each
+behaviour of the stub runtime (a working pair of devices, a crash, a hang, garbage answers, each
+runtime error) is in the conformance table, test_conformance.py."""
 import os
 
 import sclib
@@ -12,8 +13,6 @@ REAL_HIP = "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5"
 CLEAN = {k: None for k in ("LD_LIBRARY_PATH", "ROCM_PATH", "HIP_PATH", "HIP_VISIBLE_DEVICES",
                            "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
                            "HSA_OVERRIDE_GFX_VERSION", "SC_HIPSTUB_MODE")}
-# Sanitizer builds start slower; the deadline bound keeps a generous margin either way.
-MARGIN = 15 if sclib.SANITIZED else 5
 
 
 def env(**extra):
@@ -58,73 +57,8 @@ class RealRuntime(unittest.TestCase):
 
 
 class StubRuntimes(unittest.TestCase):
-    def test_two_devices_pass_with_verified_kernel(self):
-        r = run_stub("ok")
-        sclib.validate_snapshot(self, r.snapshot)
-        p = r.probe("runtime.hip")
-        self.assertEqual(p["status"], "pass", p["findings"])
-        f = p["facts"]
-        self.assertEqual(f["runtime"]["version"], "6.2.41133")
-        self.assertEqual(f["runtime"]["realpath"], os.path.realpath(sclib.stub("hipstub")))
-        self.assertFalse(f["runtime"]["matches_loader_pick"])
-        self.assertEqual(f["device_count"], 2)
-        self.assertEqual([d["pci_address"] for d in f["devices"]], ["0000:c1:00.0", "0000:d1:00.0"])
-        for d in f["devices"]:
-            self.assertEqual(d["arch"], "gfx90a:sramecc+:xnack-")
-            self.assertEqual(d["name"], "Stub Instinct MI210 #%d" % d["index"])
-            self.assertEqual(d["total_memory_bytes"], 64 << 30)
-            self.assertEqual(d["compute_units"], 104)
-            self.assertEqual(d["warp_size"], 64)
-            self.assertEqual(d["memory"]["total_bytes"], 64 << 30)
-            self.assertEqual(d["memory"]["free_bytes"], 63 << 30)
-            self.assertTrue(d["copy_verified"])
-            self.assertTrue(d["kernel_verified"])
-            self.assertEqual(d["kernel_result"], [0, 2, 4, 6, 8, 10, 12, 14])
-            self.assertIn("first_launch_ms", d["timing"])
-            self.assertIn("steady_launch_ms", d["timing"])
-        self.assertIn("compile_ms", f["devices"][0]["timing"])  # one compile per arch
-        self.assertNotIn("compile_ms", f["devices"][1]["timing"])
-        self.assertIn("load_init_ms", f["timing"])
-
-    def test_crash_in_init(self):
-        r = run_stub("crash-init")
-        self.assertIsNotNone(r.snapshot)
-        sclib.validate_snapshot(self, r.snapshot)
-        p = r.probe("runtime.hip")
-        self.assertEqual(p["status"], "crash")
-        self.assertIn("SIGSEGV", p["reason"])
-        self.assertEqual(r.rc, 1)
-
-    def test_hang_in_enumeration_times_out(self):
-        r = run_stub("hang-enum", "--timeout", "2")
-        self.assertIsNotNone(r.snapshot)
-        p = r.probe("runtime.hip")
-        self.assertEqual(p["status"], "timeout")
-        self.assertLess(r.seconds, 2 + MARGIN)
-        self.assertEqual(r.rc, 1)
-
-    def test_garbage_answers(self):
-        r = run_stub("garbage")
-        sclib.validate_snapshot(self, r.snapshot)
-        p = r.probe("runtime.hip")
-        self.assertEqual(p["status"], "fail")
-        msg = r.finding("hip.invalid-answer")["message"]
-        for what in ("version -42", "name not terminated", "arch name not terminated",
-                     "total memory", "warp_size -1", "compute_units 0", "PCI bus id malformed"):
-            self.assertIn(what, msg)
-        d = p["facts"]["devices"][0]
-        for key in ("name", "arch", "total_memory_bytes", "warp_size", "compute_units",
-                    "pci_address"):
-            self.assertIsNone(d[key], key)
-            self.assertIn(key, d["unavailable"])
-        self.assertIsNone(p["facts"]["runtime"]["version"])
-
-    def test_negative_device_count(self):
-        r = run_stub("garbage-count")
-        p = r.probe("runtime.hip")
-        self.assertEqual(p["status"], "fail")
-        self.assertIn("device count -7", r.finding("hip.invalid-answer")["message"])
-        self.assertIsNone(p["facts"]["device_count"])
+    """What each stub behaviour gives is the conformance table's (test_conformance.py); these need
+    another library or environment."""
 
     def test_missing_symbol_is_too_old(self):
         r = run_stub("ok", library="hipstub_old")
@@ -134,30 +68,6 @@ class StubRuntimes(unittest.TestCase):
         self.assertIn("hipDeviceGetAttribute", msg)
         self.assertIn("3.5.20214", msg)
         self.assertEqual(p["facts"]["runtime"]["version"], "3.5.20214")
-
-    def test_runtime_errors_become_findings(self):
-        cases = {
-            "nodevice": ("hip.no-device", "hipErrorNoDevice"),
-            "insufficient-driver": ("hip.insufficient-driver", "hipErrorInsufficientDriver"),
-            "oom": ("hip.out-of-memory", "hipErrorOutOfMemory"),
-            "nobinary": ("hip.no-binary-for-gpu", "hipErrorNoBinaryForGpu"),
-            "launch-fail": ("hip.kernel-failed", "hipErrorLaunchFailure"),
-            "compile-fail": ("hip.kernel-failed", "HIPRTC_ERROR_COMPILATION"),
-            "wrongresult": ("hip.wrong-result", "0 3 6 9 12 15 18 21"),
-        }
-        for mode, (fid, evidence) in cases.items():
-            with self.subTest(mode=mode):
-                r = run_stub(mode)
-                p = r.probe("runtime.hip")
-                self.assertEqual(p["status"], "fail")
-                self.assertIn(fid, r.finding_ids("runtime.hip"))
-                self.assertIn(evidence, r.finding(fid)["message"])
-                self.assertTrue(r.finding(fid)["hint"])
-
-    def test_compile_failure_reported_once_per_arch(self):
-        r = run_stub("compile-fail")
-        self.assertEqual(r.finding_ids("runtime.hip").count("hip.kernel-failed"), 1)
-        self.assertIn("undeclared identifier", r.finding("hip.kernel-failed")["message"])
 
     def test_arch_override_warns(self):
         r = run_stub("ok", HSA_OVERRIDE_GFX_VERSION="9.0.8")

@@ -1,7 +1,9 @@
 /* A stand-in libascendcl.so for the runtime.acl tests, loaded by soname from a directory put first
- * on LD_LIBRARY_PATH. SC_ACLSTUB_MODE picks its behaviour: ok (two Ascend910B2 devices, 64 GiB HBM,
- * host memory behind allocations), nodevice (207004), crash, hang, garbage, setup-fail (507033 on
- * aclrtSetDevice), inuse (most HBM taken). */
+ * on LD_LIBRARY_PATH. SC_ACLSTUB_MODE picks its behaviour from the shared vocabulary
+ * (stub_mode.h): ok (two Ascend910B2 devices, 64 GiB HBM, host memory behind allocations),
+ * no-device (207004), error (aclInit answers ACL_ERROR_RT_DRV_INTERNAL_ERROR), crash, hang (both in
+ * aclInit), garbage, permission; and ACL's own: setup-fail (507033 on aclrtSetDevice), in-use
+ * (most HBM taken). */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,17 +11,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "stub_mode.h"
+
 #define STUB_HBM (64ULL << 30)
 #define NO_DEVICE 207004
 #define DEV_SETUP 507033
+#define DRV_INTERNAL 507899
 
 static int current = -1;
 static const char *last_error = "";
 
+static const char *const modes[] = {"ok",      "no-device",  "error",      "crash",  "hang",
+                                    "garbage", "permission", "setup-fail", "in-use", NULL};
+
 static int mode_is(const char *m)
 {
-    const char *mode = getenv("SC_ACLSTUB_MODE");
-    return strcmp(mode ? mode : "ok", m) == 0;
+    return stub_mode_is("SC_ACLSTUB_MODE", modes, m);
 }
 
 int aclInit(const char *config)
@@ -30,6 +37,10 @@ int aclInit(const char *config)
     if (mode_is("hang"))
         for (;;)
             pause();
+    if (mode_is("error")) {
+        last_error = "EE9999: Inner Error!";
+        return DRV_INTERNAL;
+    }
     return 0;
 }
 
@@ -62,7 +73,7 @@ int aclsysGetCANNVersion(int package, cann_version *v)
 
 int aclrtGetDeviceCount(uint32_t *count)
 {
-    if (mode_is("nodevice")) {
+    if (mode_is("no-device")) {
         last_error = "EL0003: The argument is invalid.\n        No NPU device found";
         *count = 0;
         return NO_DEVICE;
@@ -75,6 +86,12 @@ int aclrtSetDevice(int32_t dev)
 {
     if (mode_is("setup-fail")) {
         last_error = "EE9999: Inner Error! drvDeviceOpen failed";
+        return DEV_SETUP;
+    }
+    /* permission: the device node cannot be opened, and aclrtSetDevice reports "open device 0
+     * failed" with ACL_ERROR_RT_DEV_SETUP_ERROR (Ascend/samples#21) */
+    if (mode_is("permission")) {
+        last_error = "open device 0 failed, runtime result = 507033";
         return DEV_SETUP;
     }
     if (dev < 0 || dev > 1)
@@ -111,7 +128,7 @@ int aclrtGetMemInfo(int attr, size_t *free_b, size_t *total_b)
         return 0;
     }
     *total_b = (size_t)STUB_HBM;
-    *free_b = mode_is("inuse") ? (size_t)(4ULL << 30) : (size_t)(STUB_HBM - (256ULL << 20));
+    *free_b = mode_is("in-use") ? (size_t)(4ULL << 30) : (size_t)(STUB_HBM - (256ULL << 20));
     return 0;
 }
 

@@ -1,15 +1,18 @@
 /* A stand-in libcuda.so.1 (and nvrtc) for the runtime.cuda tests, loaded by soname from a
- * directory put first on LD_LIBRARY_PATH. SC_CUDASTUB_MODE picks its behaviour: ok (H200-like
- * devices, CC 9.0, 132 SMs, 141 GiB, host memory behind allocations, a "compiler" and a launch
- * that computes x*2 on the host), nodevice, insufficient, mismatch, stublib, inuse, crash, hang,
- * garbage. A real nvrtc's output loads too (the launch still runs on the host), so the probe's
- * nvrtc calls can be tried against the real compiler. SC_CUDASTUB_DEVICES sets the device count
- * (1..4, default 2). */
+ * directory put first on LD_LIBRARY_PATH. SC_CUDASTUB_MODE picks its behaviour from the shared
+ * vocabulary (stub_mode.h): ok (H200-like devices, CC 9.0, 132 SMs, 141 GiB, host memory behind
+ * allocations, a "compiler" and a launch that computes x*2 on the host), no-device, error (cuInit
+ * answers CUDA_ERROR_OPERATING_SYSTEM), crash, hang (both in cuInit), garbage, permission; and
+ * CUDA's own: insufficient-driver, driver-mismatch, stub-library, in-use. A real nvrtc's output
+ * loads too (the launch still runs on the host), so the probe's nvrtc calls can be tried against
+ * the real compiler. SC_CUDASTUB_DEVICES sets the device count (1..4, default 2). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "stub_mode.h"
 
 #define STUB_MEMORY (141ULL << 30)
 #define CUBIN_MAGIC "SCSTUB-CUBIN "
@@ -18,10 +21,13 @@ typedef unsigned long long cu_ptr;
 
 static int current_device;
 
+static const char *const modes[] = {
+    "ok",         "no-device",           "error",           "crash",        "hang",   "garbage",
+    "permission", "insufficient-driver", "driver-mismatch", "stub-library", "in-use", NULL};
+
 static int mode_is(const char *m)
 {
-    const char *mode = getenv("SC_CUDASTUB_MODE");
-    return strcmp(mode ? mode : "ok", m) == 0;
+    return stub_mode_is("SC_CUDASTUB_MODE", modes, m);
 }
 
 static int device_count(void)
@@ -33,7 +39,7 @@ static int device_count(void)
 
 int cuDriverGetVersion(int *v)
 {
-    *v = mode_is("garbage") ? -7 : mode_is("insufficient") ? 11040 : 12040;
+    *v = mode_is("garbage") ? -7 : mode_is("insufficient-driver") ? 11040 : 12040;
     return 0;
 }
 
@@ -44,15 +50,20 @@ int cuInit(unsigned flags)
         raise(SIGSEGV);
     while (mode_is("hang"))
         pause();
-    if (mode_is("insufficient"))
+    if (mode_is("insufficient-driver"))
         return 35;
-    if (mode_is("mismatch"))
+    if (mode_is("driver-mismatch"))
         return 803;
-    if (mode_is("stublib"))
+    if (mode_is("stub-library"))
         return 34;
-    if (mode_is("nodevice"))
+    if (mode_is("no-device"))
         return 100;
-    return 0;
+    if (mode_is("error"))
+        return 304;
+    /* permission: a device node the driver needs cannot be opened (EPERM on /dev/nvidia-uvm in
+     * NVIDIA/k8s-device-plugin#222 surfaces as cudaErrorUnknown, the driver's CUDA_ERROR_UNKNOWN)
+     */
+    return mode_is("permission") ? 999 : 0;
 }
 
 int cuGetErrorName(int e, const char **s)
@@ -61,7 +72,9 @@ int cuGetErrorName(int e, const char **s)
     case 34: *s = "CUDA_ERROR_STUB_LIBRARY"; return 0;
     case 35: *s = "CUDA_ERROR_INSUFFICIENT_DRIVER"; return 0;
     case 100: *s = "CUDA_ERROR_NO_DEVICE"; return 0;
+    case 304: *s = "CUDA_ERROR_OPERATING_SYSTEM"; return 0;
     case 803: *s = "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"; return 0;
+    case 999: *s = "CUDA_ERROR_UNKNOWN"; return 0;
     default: *s = mode_is("garbage") ? "CUDA\x01\x02garbage" : NULL; return *s ? 0 : 1;
     }
 }
@@ -71,6 +84,8 @@ int cuGetErrorString(int e, const char **s)
     switch (e) {
     case 35: *s = "CUDA driver version is insufficient for CUDA runtime version"; return 0;
     case 100: *s = "no CUDA-capable device is detected"; return 0;
+    case 304: *s = "OS call failed or operation not supported on this OS"; return 0;
+    case 999: *s = "unknown error"; return 0;
     default: return 1;
     }
 }
@@ -150,7 +165,7 @@ int cuCtxSetCurrent(void *ctx)
 int cuMemGetInfo_v2(size_t *free_b, size_t *total)
 {
     *total = STUB_MEMORY;
-    *free_b = mode_is("inuse")     ? STUB_MEMORY / 10
+    *free_b = mode_is("in-use")    ? STUB_MEMORY / 10
               : mode_is("garbage") ? STUB_MEMORY * 2
                                    : STUB_MEMORY - (512ULL << 20);
     return 0;

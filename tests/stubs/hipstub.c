@@ -1,8 +1,9 @@
 /* A stand-in HIP runtime (libamdhip64 + hiprtc) for the runtime.hip tests. SC_HIPSTUB_MODE picks
- * its behaviour: ok (two devices, host memory behind allocations, a "compiler" and a launch that
- * computes x*2 on the host), nodevice, crash-init, hang-enum, garbage, garbage-count,
- * insufficient-driver, oom, nobinary, wrongresult, compile-fail, launch-fail.
- * SC_HIPSTUB_DAEMON=FILE makes loading it leave daemons behind (see start_daemons). */
+ * its behaviour from the shared vocabulary (stub_mode.h): ok (two devices, host memory behind
+ * allocations, a "compiler" and a launch that computes x*2 on the host), no-device, error (hipInit
+ * answers hipErrorUnknown), crash (in hipInit), hang (in hipGetDeviceCount), garbage, permission;
+ * and HIP's own: garbage-count, insufficient-driver, oom, no-binary, wrong-result, compile-fail,
+ * launch-fail. SC_HIPSTUB_DAEMON=FILE makes loading it leave daemons behind (see start_daemons). */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -10,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "stub_mode.h"
 
 #define STUB_DEVICES 2
 #define STUB_MEMORY (64ULL << 30)
@@ -61,10 +64,14 @@ __attribute__((constructor)) static void start_daemons(void)
     close(ready[0]);
 }
 
+static const char *const modes[] = {
+    "ok",          "no-device",           "error", "crash",     "hang",         "garbage",
+    "permission",  "garbage-count",       "oom",   "no-binary", "wrong-result", "compile-fail",
+    "launch-fail", "insufficient-driver", NULL};
+
 static int mode_is(const char *m)
 {
-    const char *mode = getenv("SC_HIPSTUB_MODE");
-    return strcmp(mode ? mode : "ok", m) == 0;
+    return stub_mode_is("SC_HIPSTUB_MODE", modes, m);
 }
 
 int hipRuntimeGetVersion(int *v)
@@ -90,6 +97,7 @@ const char *hipGetErrorName(int e)
     case 100: return "hipErrorNoDevice";
     case 209: return "hipErrorNoBinaryForGpu";
     case 719: return "hipErrorLaunchFailure";
+    case 999: return "hipErrorUnknown";
     default: return "hipErrorUnknown";
     }
 }
@@ -109,19 +117,22 @@ const char *hipGetErrorString(int e)
 int hipInit(unsigned flags)
 {
     (void)flags;
-    if (mode_is("crash-init"))
+    if (mode_is("crash"))
         raise(SIGSEGV);
     if (mode_is("insufficient-driver"))
         return 35;
-    return 0;
+    return mode_is("error") ? 999 : 0;
 }
 
 int hipGetDeviceCount(int *n)
 {
-    if (mode_is("hang-enum"))
+    if (mode_is("hang"))
         for (;;)
             pause();
-    if (mode_is("nodevice")) {
+    /* permission: ROCr cannot open /dev/kfd or the render nodes, and HIP then enumerates no device
+     * (ROCm/rocminfo#34: the open's EACCES comes back as an out-of-resources error; ROCm/vllm#893:
+     * "HIP enumerates zero devices") */
+    if (mode_is("no-device") || mode_is("permission")) {
         *n = 0;
         return 100;
     }
@@ -252,7 +263,7 @@ int hipDeviceSynchronize(void)
 
 int hipModuleLoadData(void **module, const void *image)
 {
-    if (mode_is("nobinary"))
+    if (mode_is("no-binary"))
         return 209;
     if (strncmp(image, CODE_MAGIC, strlen(CODE_MAGIC)) != 0)
         return 200;
@@ -287,7 +298,7 @@ int hipModuleLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsign
             a = extra[k + 1];
     if (!a)
         return 1;
-    float factor = mode_is("wrongresult") ? 3.0f : 2.0f;
+    float factor = mode_is("wrong-result") ? 3.0f : 2.0f;
     for (unsigned i = 0; i < gx * bx; i++)
         if ((int)i < a->n)
             a->y[i] = a->x[i] * factor;

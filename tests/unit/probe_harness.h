@@ -8,11 +8,12 @@
 #include <string.h>
 
 #include "sc_runner.h"
+#include "sc_snapshot.h"
 
 /* Runs table (NULL-terminated) on the live system with the given per-probe deadline (0: each
  * probe's own); returns the JSON of probe want_id, owned by *snap (the caller deletes *snap). */
-static cJSON *sc_test_run_table(const sc_probe *const *table, double timeout_s, const char *want_id,
-                                cJSON **snap)
+static inline cJSON *sc_test_run_table(const sc_probe *const *table, double timeout_s,
+                                       const char *want_id, cJSON **snap)
 {
     sc_options opt;
     sc_options_init(&opt);
@@ -20,7 +21,10 @@ static cJSON *sc_test_run_table(const sc_probe *const *table, double timeout_s, 
     sc_root root = {.dirfd = -1, .is_host = true};
     snprintf(root.path, sizeof root.path, "/");
     *snap = cJSON_CreateObject();
-    sc_run_probes(table, &opt, &root, *snap);
+    sc_run_state rs;
+    sc_run_probes(table, &opt, &root, NULL, &rs);
+    sc_snapshot_add_run(*snap, &rs);
+    sc_run_state_free(&rs);
     const cJSON *layer, *p;
     cJSON_ArrayForEach (layer, cJSON_GetObjectItem(*snap, "layers"))
         cJSON_ArrayForEach (p, cJSON_GetObjectItem(layer, "probes"))
@@ -31,13 +35,13 @@ static cJSON *sc_test_run_table(const sc_probe *const *table, double timeout_s, 
 }
 
 /* The string at key in o, or NULL. */
-static const char *str(const cJSON *o, const char *key)
+static inline const char *str(const cJSON *o, const char *key)
 {
     return cJSON_GetStringValue(cJSON_GetObjectItem(o, key));
 }
 
 /* The number at key in o; fails the test when it is not a number. */
-static double num(const cJSON *o, const char *key)
+static inline double num(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItem(o, key);
     assert_true(cJSON_IsNumber(v));
@@ -45,7 +49,7 @@ static double num(const cJSON *o, const char *key)
 }
 
 /* The finding with id in probe p, or NULL. */
-static const cJSON *finding(const cJSON *p, const char *id)
+static inline const cJSON *finding(const cJSON *p, const char *id)
 {
     const cJSON *f;
     cJSON_ArrayForEach (f, cJSON_GetObjectItem(p, "findings"))

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "run_state_fixture.h"
 #include "sc_accel.h"
 
 static void test_copy_text(void **state)
@@ -130,13 +131,14 @@ static void test_driver_agreement(void **state)
 static void test_driver_evidence(void **state)
 {
     (void)state;
-    cJSON *layers = cJSON_Parse(
-        "[{\"name\":\"driver\",\"probes\":[{\"id\":\"driver.amd\",\"status\":\"fail\","
-        "\"facts\":{},\"findings\":[{\"id\":\"a.b\",\"severity\":\"warn\",\"message\":\"w\"},"
-        "{\"id\":\"driver.no-accelerator\",\"severity\":\"error\",\"message\":\"none here\"}]},"
-        "{\"id\":\"driver.nvidia\",\"status\":\"pass\",\"facts\":{\"devices\":["
-        "{\"model\":\"NVIDIA H200\",\"pci_address\":\"0000:18:00.0\"}]},\"findings\":[]}]}]");
-    sc_ctx ctx = {.layers = layers};
+    sc_test_run t;
+    sc_test_run_from_json(
+        &t, "[{\"name\":\"driver\",\"probes\":[{\"id\":\"driver.amd\",\"status\":\"fail\","
+            "\"facts\":{},\"findings\":[{\"id\":\"a.b\",\"severity\":\"warn\",\"message\":\"w\"},"
+            "{\"id\":\"driver.no-accelerator\",\"severity\":\"error\",\"message\":\"none here\"}]},"
+            "{\"id\":\"driver.nvidia\",\"status\":\"pass\",\"facts\":{\"devices\":["
+            "{\"model\":\"NVIDIA H200\",\"pci_address\":\"0000:18:00.0\"}]},\"findings\":[]}]}]");
+    sc_ctx ctx = {.run = &t.rs};
     char buf[256];
     sc_accel_driver_evidence(&ctx, "driver.amd", "devices", "gfx_target", buf, sizeof buf);
     assert_string_equal(buf, "driver.amd: fail, none here");
@@ -144,7 +146,7 @@ static void test_driver_evidence(void **state)
     assert_string_equal(buf, "driver.nvidia sees 1 GPU(s) (NVIDIA H200 at 0000:18:00.0)");
     sc_accel_driver_evidence(&ctx, "driver.ascend", "NPU(s)", "model", buf, sizeof buf);
     assert_string_equal(buf, "driver.ascend: did not run");
-    cJSON_Delete(layers);
+    sc_test_run_free(&t);
 }
 
 int main(void)

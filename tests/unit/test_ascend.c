@@ -1,9 +1,10 @@
-/* driver.ascend's parsers and runtime.acl end to end: version.info lookups, dotted-version order
- * with rc parts, the firmware-in-range check on the driver's own compatible_version_fw, the
- * Ascend kernel-log scan, the toolkit inventory on the 910B fixture, and runtime.acl run by the
- * real runner (gating, isolation, deadline) against the stub libascendcl in each mode. The stub is
- * found by soname: the test re-executes itself with a directory first on LD_LIBRARY_PATH that
- * holds libascendcl.so pointing at the stub. */
+/* driver.ascend's parsers and runtime.acl: version.info lookups, dotted-version order with rc
+ * parts, the firmware-in-range check on the driver's own compatible_version_fw, the Ascend
+ * kernel-log scan, the toolkit inventory on the 910B fixture, and runtime.acl run by the real
+ * runner against the stub libascendcl where the environment matters (hidden devices, no library);
+ * what each stub behaviour gives is the conformance table's (integration.test_conformance). The
+ * stub is found by soname: the test re-executes itself with a directory first on LD_LIBRARY_PATH
+ * that holds libascendcl.so pointing at the stub. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -177,110 +178,18 @@ static cJSON *run_acl(const char *mode, double timeout_s, cJSON **snap)
     return sc_test_run_table(table, timeout_s, "runtime.acl", snap);
 }
 
-static void test_stub_ok(void **state)
+static void test_stub_devices_hidden(void **state)
 {
     (void)state;
     cJSON *snap;
-    cJSON *p = run_acl("ok", 0, &snap);
-    char *dump = cJSON_Print(cJSON_GetObjectItem(p, "findings"));
-    assert_string_equal(dump, "[]");
-    free(dump);
-    assert_string_equal(str(p, "status"), "pass");
-    const cJSON *f = cJSON_GetObjectItem(p, "facts"), *api = cJSON_GetObjectItem(f, "acl");
-    assert_non_null(strstr(str(api, "path"), "libascendcl.so"));
-    assert_string_equal(str(api, "interface_version"), "1.0.0");
-    assert_string_equal(str(api, "cann_version"), "8.0.RC3");
-    assert_int_equal((int)num(f, "device_count"), 2);
-    const cJSON *d;
-    int i = 0;
-    cJSON_ArrayForEach (d, cJSON_GetObjectItem(f, "devices")) {
-        assert_int_equal((int)num(d, "index"), i);
-        assert_string_equal(str(d, "soc_name"), "Ascend910B2");
-        const cJSON *mem = cJSON_GetObjectItem(d, "memory");
-        assert_true(num(mem, "total_bytes") == (double)(64ULL << 30));
-        assert_true(num(mem, "free_bytes") == (double)((64ULL << 30) - (256ULL << 20)));
-        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(d, "copy_verified")));
-        i++;
-    }
-    assert_int_equal(i, 2);
-    cJSON_Delete(snap);
-}
-
-static void test_stub_no_device_and_hidden(void **state)
-{
-    (void)state;
-    cJSON *snap;
-    unsetenv("ASCEND_RT_VISIBLE_DEVICES");
     unsetenv("ASCEND_VISIBLE_DEVICES");
-    cJSON *p = run_acl("nodevice", 0, &snap);
-    assert_string_equal(str(p, "status"), "fail");
-    const cJSON *f = finding(p, "acl.no-device");
-    assert_non_null(f);
-    const char *msg = str(f, "message");
-    assert_non_null(strstr(msg, "ACL_ERROR_RT_NO_DEVICE (207004)"));
-    assert_non_null(strstr(msg, "No NPU device found"));
-    assert_non_null(strstr(msg, "driver.ascend sees 2 NPU(s) (Ascend 910B at 0000:81:00.0"));
-    cJSON_Delete(snap);
     setenv("ASCEND_RT_VISIBLE_DEVICES", "7", 1);
-    p = run_acl("nodevice", 0, &snap);
+    cJSON *p = run_acl("no-device", 0, &snap);
     unsetenv("ASCEND_RT_VISIBLE_DEVICES");
-    f = finding(p, "acl.devices-hidden");
+    const cJSON *f = finding(p, "acl.devices-hidden");
     assert_non_null(f);
     assert_non_null(strstr(str(f, "message"), "ASCEND_RT_VISIBLE_DEVICES=\"7\""));
     assert_null(finding(p, "acl.no-device"));
-    cJSON_Delete(snap);
-}
-
-static void test_stub_setup_fail_and_in_use(void **state)
-{
-    (void)state;
-    cJSON *snap;
-    cJSON *p = run_acl("setup-fail", 0, &snap);
-    assert_string_equal(str(p, "status"), "fail");
-    const char *msg = str(finding(p, "acl.device-setup-failed"), "message");
-    assert_non_null(msg);
-    assert_non_null(strstr(msg, "device 0: aclrtSetDevice: ACL_ERROR_RT_DEV_SETUP_ERROR (507033)"));
-    assert_non_null(strstr(msg, "drvDeviceOpen failed"));
-    cJSON_Delete(snap);
-    p = run_acl("inuse", 0, &snap);
-    assert_string_equal(str(p, "status"), "warn");
-    assert_non_null(
-        strstr(str(finding(p, "acl.memory-in-use"), "message"), "61440 of 65536 MiB HBM in use"));
-    cJSON_Delete(snap);
-}
-
-static void test_stub_crash_and_hang(void **state)
-{
-    (void)state;
-    cJSON *snap;
-    cJSON *p = run_acl("crash", 0, &snap);
-    assert_string_equal(str(p, "status"), "crash");
-    assert_non_null(strstr(str(p, "reason"), "SIGSEGV"));
-    /* the parent still records the passive inventory */
-    assert_true(cJSON_IsArray(cJSON_GetObjectItem(cJSON_GetObjectItem(p, "facts"), "toolkits")));
-    cJSON_Delete(snap);
-    p = run_acl("hang", 2, &snap);
-    assert_string_equal(str(p, "status"), "timeout");
-    assert_true(num(p, "duration_ms") >= 1500 && num(p, "duration_ms") < 30000);
-    cJSON_Delete(snap);
-}
-
-static void test_stub_garbage(void **state)
-{
-    (void)state;
-    cJSON *snap;
-    cJSON *p = run_acl("garbage", 0, &snap);
-    assert_string_equal(str(p, "status"), "fail");
-    const char *msg = str(finding(p, "acl.invalid-answer"), "message");
-    assert_non_null(msg);
-    assert_non_null(strstr(msg, "aclrtGetVersion gave -3.0.0"));
-    assert_non_null(strstr(msg, "SoC name not terminated or not printable"));
-    assert_non_null(strstr(msg, "aclrtGetMemInfo"));
-    assert_non_null(strstr(str(finding(p, "acl.copy-failed"), "message"), "came back different"));
-    const cJSON *d =
-        cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(p, "facts"), "devices"), 0);
-    assert_true(cJSON_IsNull(cJSON_GetObjectItem(d, "soc_name")));
-    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(d, "copy_verified")));
     cJSON_Delete(snap);
 }
 
@@ -349,11 +258,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_kmsg_scan),
         cmocka_unit_test(test_acl_errors),
         cmocka_unit_test(test_toolkit_inventory),
-        cmocka_unit_test(test_stub_ok),
-        cmocka_unit_test(test_stub_no_device_and_hidden),
-        cmocka_unit_test(test_stub_setup_fail_and_in_use),
-        cmocka_unit_test(test_stub_crash_and_hang),
-        cmocka_unit_test(test_stub_garbage),
+        cmocka_unit_test(test_stub_devices_hidden),
         cmocka_unit_test(test_library_not_found),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

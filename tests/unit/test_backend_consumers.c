@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "run_state_fixture.h"
 #include "sc_backend.h"
 #include "sc_census.h"
 #include "sc_libs.h"
@@ -247,10 +248,11 @@ static void test_census_live(void **state)
     sc_census_free(&c);
 }
 
-/* A snapshot so far with one probe per (id, facts) pair, for the consumers that read it. */
-static cJSON *layers_with(const char *const *ids, const char *const *facts_json)
+/* A run so far with one final outcome per (id, facts) pair, for the consumers that read it. */
+static void run_with(sc_test_run *t, const char *const *ids, const char *const *facts_json)
 {
     cJSON *layers = cJSON_CreateArray(), *layer = cJSON_CreateObject();
+    cJSON_AddStringToObject(layer, "name", "driver");
     cJSON *probes = cJSON_AddArrayToObject(layer, "probes");
     cJSON_AddItemToArray(layers, layer);
     for (size_t i = 0; ids[i]; i++) {
@@ -260,7 +262,10 @@ static cJSON *layers_with(const char *const *ids, const char *const *facts_json)
         cJSON_AddItemToObject(p, "facts", cJSON_Parse(facts_json[i]));
         cJSON_AddItemToArray(probes, p);
     }
-    return layers;
+    char *text = cJSON_PrintUnformatted(layers);
+    sc_test_run_from_json(t, text);
+    free(text);
+    cJSON_Delete(layers);
 }
 
 /* The libraries layer checks GPU code against every backend's devices whose arch facts name a
@@ -278,7 +283,9 @@ static void test_libs_archs_from_descriptors(void **state)
                                  "{\"devices\":[{\"model\":\"NVIDIA H200\"}]}"};
     sc_options opt;
     sc_options_init(&opt);
-    sc_ctx ctx = {.opt = &opt, .layers = layers_with(ids, facts)};
+    sc_test_run t;
+    run_with(&t, ids, facts);
+    sc_ctx ctx = {.opt = &opt, .run = &t.rs};
     const char *archs[SC_LIBS_MAX_ARCHS];
     int n = sc_libs_run_archs(&ctx, archs, SC_LIBS_MAX_ARCHS);
     assert_int_equal(n, 2);
@@ -287,7 +294,7 @@ static void test_libs_archs_from_descriptors(void **state)
     sc_strlist_add(&opt.archs, "gfx942"); /* --arch wins */
     assert_int_equal(sc_libs_run_archs(&ctx, archs, SC_LIBS_MAX_ARCHS), 1);
     assert_string_equal(archs[0], "gfx942");
-    cJSON_Delete((cJSON *)ctx.layers);
+    sc_test_run_free(&t);
 }
 
 static const cJSON *finding_of(const sc_result *res, const char *id)
@@ -316,7 +323,9 @@ static void test_torch_build_from_descriptors(void **state)
     sc_options_init(&opt);
     sc_root root = {.dirfd = -1, .is_host = true};
     snprintf(root.path, sizeof root.path, "/");
-    sc_ctx ctx = {.opt = &opt, .root = &root, .layers = layers_with(ids, facts)};
+    sc_test_run t;
+    run_with(&t, ids, facts);
+    sc_ctx ctx = {.opt = &opt, .root = &root, .run = &t.rs};
     for (const sc_backend_desc *const *b = sc_backends; *b; b++) {
         if (!(*b)->torch_build)
             continue;
@@ -350,7 +359,7 @@ static void test_torch_build_from_descriptors(void **state)
     assert_string_equal(text_of(f, "hint"), sc_backend_get(SC_BACKEND_NVIDIA)->torch_install);
     sc_result_free(&res);
     cJSON_Delete(cpu);
-    cJSON_Delete((cJSON *)ctx.layers);
+    sc_test_run_free(&t);
 }
 
 int main(void)

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "run_state_fixture.h"
 #include "sc_findings_doc.h"
 #include "sc_report.h"
 #include "sc_roots.h"
@@ -137,51 +138,71 @@ static void test_status_names(void **state)
     assert_string_equal(sc_layer_name(SC_LAYER_LIBRARIES), "libraries");
 }
 
-static void test_report_device_summary(void **state)
+/* The report of a run made from layers_json under a minimal header; the caller frees it. */
+static char *report_of(const char *layers_json, int verbosity)
 {
-    (void)state;
-    cJSON *snap = cJSON_Parse(
-        "{\"tool\":{\"version\":\"0\"},\"host\":{},\"layers\":[{\"name\":\"driver\","
-        "\"status\":\"pass\",\"probes\":[{\"id\":\"driver.x\",\"status\":\"pass\",\"reason\":null,"
-        "\"findings\":[],\"facts\":{\"devices\":[{\"gfx_target\":\"gfx90a\"},{\"gfx_target\":"
-        "\"gfx90a\"},{\"arch\":\"gfx942\"}]}}]}],\"summary\":{\"status\":\"pass\","
-        "\"first_failure\":null}}");
-    assert_non_null(snap);
+    sc_test_run t;
+    sc_test_run_from_json(&t, layers_json);
+    cJSON *header = cJSON_Parse("{\"tool\":{\"version\":\"0\"},\"host\":{}}");
     char *text = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
-    sc_report_print(out, snap, false, 0);
+    sc_report_print(out, header, &t.rs, false, verbosity);
     fclose(out);
+    cJSON_Delete(header);
+    sc_test_run_free(&t);
+    return text;
+}
+
+static void test_report_device_summary(void **state)
+{
+    (void)state;
+    char *text = report_of(
+        "[{\"name\":\"driver\",\"probes\":[{\"id\":\"driver.x\",\"backend\":\"amd\","
+        "\"status\":\"pass\",\"findings\":[],\"facts\":{\"devices\":[{\"gfx_target\":\"gfx90a\"},"
+        "{\"gfx_target\":\"gfx90a\"},{\"arch\":\"gfx942\"}]}}]}]",
+        0);
     assert_non_null(strstr(text, "driver.x            3 devices: gfx90a x2 gfx942\n"));
     assert_non_null(strstr(text, "Verdict: PASS: every layer that ran passed"));
     free(text);
-    cJSON_Delete(snap);
+}
+
+/* A device is named by the first of its backend's arch facts (sc_backend_desc.arch_facts) that it
+ * has; a backend-neutral probe's devices by any backend's. */
+static void test_report_device_naming_by_backend(void **state)
+{
+    (void)state;
+    char *text = report_of(
+        "[{\"name\":\"driver\",\"probes\":["
+        "{\"id\":\"driver.a\",\"backend\":\"amd\",\"status\":\"pass\",\"facts\":{\"devices\":["
+        "{\"name\":\"aldebaran\",\"arch\":\"gfx90a:sramecc+:xnack-\",\"gfx_target\":\"gfx90a\"}]}},"
+        "{\"id\":\"driver.n\",\"backend\":\"nvidia\",\"status\":\"pass\",\"facts\":{\"devices\":["
+        "{\"name\":\"H200 #0\",\"model\":\"NVIDIA H200\",\"arch\":\"sm_90\"}]}},"
+        "{\"id\":\"driver.s\",\"backend\":\"ascend\",\"status\":\"pass\",\"facts\":{\"devices\":["
+        "{\"model\":\"Ascend 910B\",\"soc_name\":\"Ascend910B2\"}]}},"
+        "{\"id\":\"driver.none\",\"backend\":\"none\",\"status\":\"pass\",\"facts\":{"
+        "\"devices\":[{\"soc_name\":\"Ascend910B2\"},{\"label\":\"x\"}]}}]}]",
+        0);
+    assert_non_null(strstr(text, "driver.a            1 device: gfx90a\n"));
+    assert_non_null(strstr(text, "driver.n            1 device: sm_90\n"));
+    assert_non_null(strstr(text, "driver.s            1 device: Ascend910B2\n"));
+    assert_non_null(strstr(text, "driver.none         2 devices: Ascend910B2 ?\n"));
+    free(text);
 }
 
 static void test_report_escapes(void **state)
 {
     (void)state;
-    cJSON *snap = cJSON_Parse(
-        "{\"tool\":{\"version\":\"0\"},\"host\":{},\"layers\":[{\"name\":\"driver\",\"status\":"
-        "\"fail\","
-        "\"probes\":[{\"id\":\"driver.x\",\"status\":\"fail\",\"findings\":[{\"id\":\"a.b\","
-        "\"severity\":\"error\",\"message\":\"evil \\u001b[2J\\nname\",\"hint\":\"h\"}]}]}],"
-        "\"summary\":{\"status\":\"fail\",\"first_failure\":{\"layer\":\"driver\",\"probe\":"
-        "\"driver.x\","
-        "\"status\":\"fail\",\"finding\":\"a.b\",\"message\":\"evil "
-        "\\u001b[2J\\nname\",\"hint\":\"h\"}}}");
-    assert_non_null(snap);
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    sc_report_print(out, snap, false, 0);
-    fclose(out);
+    char *text =
+        report_of("[{\"name\":\"driver\",\"probes\":[{\"id\":\"driver.x\",\"status\":\"fail\","
+                  "\"findings\":[{\"id\":\"a.b\",\"severity\":\"error\",\"message\":\"evil "
+                  "\\u001b[2J\\nname\",\"hint\":\"h\"}]}]}]",
+                  0);
     assert_null(strchr(text, '\033'));
     assert_non_null(strstr(text, "evil \\x1b[2J\\nname"));
     assert_non_null(strstr(text, "Verdict: FAIL: the driver layer fails first (driver.x, fail)"));
     assert_non_null(strstr(text, "hint: h"));
     free(text);
-    cJSON_Delete(snap);
 }
 
 int main(void)
@@ -196,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_status_names),
         cmocka_unit_test(test_report_escapes),
         cmocka_unit_test(test_report_device_summary),
+        cmocka_unit_test(test_report_device_naming_by_backend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

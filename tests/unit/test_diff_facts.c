@@ -128,6 +128,16 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 
 /* ---- snapshots the current code writes ---- */
 
+/* Runs table into snap's layers and summary, as the binary writes them. */
+static void run_into(const sc_probe *const *table, const sc_options *opt, const sc_root *root,
+                     cJSON *snap)
+{
+    sc_run_state rs;
+    sc_run_probes(table, opt, root, NULL, &rs);
+    sc_snapshot_add_run(snap, &rs);
+    sc_run_state_free(&rs);
+}
+
 static cJSON *run_offline(const char *fixture)
 {
     char dir[4096];
@@ -139,7 +149,7 @@ static cJSON *run_offline(const char *fixture)
     opt.sysroot = dir;
     assert_int_equal(sc_root_open(&root, dir, &err), 0);
     cJSON *snap = sc_snapshot_new(&opt, &root);
-    sc_run_probes(sc_probes, &opt, &root, snap);
+    run_into(sc_probes, &opt, &root, snap);
     sc_root_close(&root);
     return snap;
 }
@@ -177,7 +187,7 @@ static cJSON *run_live(const sc_probe *const *table, const char *hip_library, bo
     sc_root root = {.dirfd = -1, .is_host = true};
     snprintf(root.path, sizeof root.path, "/");
     cJSON *snap = cJSON_CreateObject();
-    sc_run_probes(table, &opt, &root, snap);
+    run_into(table, &opt, &root, snap);
     cJSON *layer;
     cJSON_ArrayForEach (layer, cJSON_GetObjectItem(snap, "layers")) {
         if (!keep_driver &&

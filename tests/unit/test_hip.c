@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "probes.h"
+#include "run_state_fixture.h"
 #include "sc_hip_api.h"
 #include "sc_hip_inventory.h"
 
@@ -444,13 +445,13 @@ static sc_result run_probe(const char *mode, const char *layers_json, const char
     sc_root root;
     sc_error err;
     assert_int_equal(sc_root_open(&root, root_dir, &err), 0);
-    cJSON *layers = cJSON_Parse(layers_json);
-    assert_non_null(layers);
-    sc_ctx ctx = {.opt = &opt, .root = &root, .offline = false, .layers = layers};
+    sc_test_run t;
+    sc_test_run_from_json(&t, layers_json);
+    sc_ctx ctx = {.opt = &opt, .root = &root, .offline = false, .run = &t.rs};
     sc_result res;
     assert_int_equal(sc_result_init(&res), 0);
     sc_probe_runtime_hip.run(&ctx, &res);
-    cJSON_Delete(layers);
+    sc_test_run_free(&t);
     sc_root_close(&root);
     return res;
 }
@@ -507,7 +508,7 @@ static void test_probe_devices_hidden(void **state)
     (void)state;
     require_stub();
     setenv("HIP_VISIBLE_DEVICES", "5", 1);
-    sc_result res = run_probe("nodevice", driver_two, "/tmp");
+    sc_result res = run_probe("no-device", driver_two, "/tmp");
     unsetenv("HIP_VISIBLE_DEVICES");
     const char *msg = finding_message(&res, "hip.devices-hidden");
     assert_non_null(msg);
@@ -515,7 +516,7 @@ static void test_probe_devices_hidden(void **state)
     assert_non_null(strstr(msg, "driver.amd sees 2 devices"));
     assert_null(finding_message(&res, "hip.no-device"));
     sc_result_free(&res);
-    res = run_probe("nodevice", driver_two, "/tmp"); /* nothing set: no-device, driver evidence */
+    res = run_probe("no-device", driver_two, "/tmp"); /* nothing set: no-device, driver evidence */
     msg = finding_message(&res, "hip.no-device");
     assert_non_null(msg);
     assert_non_null(strstr(msg, "gfx90a at 0000:c1:00.0"));

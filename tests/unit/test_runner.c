@@ -1,6 +1,7 @@
 /* The runner and isolation with probes made for the test: a probe that segfaults, one that hangs,
  * one that aborts, one that floods its output, one that sends no result; gating by layer and
  * backend; offline skips; the snapshot and JUnit still written; the exit code. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -163,15 +164,27 @@ static const char *field(cJSON *p, const char *key)
     return cJSON_GetStringValue(cJSON_GetObjectItem(p, key));
 }
 
-static int run_table(const sc_probe *const *table, bool keep_going, bool offline, cJSON **snap)
+/* Runs table through the runner into rs (the caller frees it) and writes its snapshot part. */
+static int run_state(const sc_probe *const *table, bool keep_going, bool offline, cJSON **snap,
+                     sc_run_state *rs)
 {
     sc_options opt;
     sc_options_init(&opt);
     opt.keep_going = keep_going;
     sc_root root = {.dirfd = -1, .is_host = !offline};
     snprintf(root.path, sizeof root.path, "%s", offline ? "/nonexistent-root" : "/");
+    int rc = sc_run_probes(table, &opt, &root, NULL, rs);
     *snap = cJSON_CreateObject();
-    return sc_run_probes(table, &opt, &root, *snap);
+    sc_snapshot_add_run(*snap, rs);
+    return rc;
+}
+
+static int run_table(const sc_probe *const *table, bool keep_going, bool offline, cJSON **snap)
+{
+    sc_run_state rs;
+    int rc = run_state(table, keep_going, offline, snap, &rs);
+    sc_run_state_free(&rs);
+    return rc;
 }
 
 static void test_gating_by_backend(void **state)
@@ -268,8 +281,9 @@ static void test_crash_and_timeout(void **state)
     (void)state;
     const sc_probe *table[] = {&p_segv, &p_hang, &p_fw_any, NULL};
     cJSON *snap;
+    sc_run_state rs;
     double start = sc_now_ms();
-    assert_int_equal(run_table(table, true, false, &snap), 1);
+    assert_int_equal(run_state(table, true, false, &snap, &rs), 1);
     double elapsed = sc_now_ms() - start;
     assert_true(elapsed < 1000.0 + 1000.0); /* the 1 s deadline plus a second */
     cJSON *segv = probe_json(snap, "runtime.segv");
@@ -289,7 +303,7 @@ static void test_crash_and_timeout(void **state)
     snprintf(xml, sizeof xml, "%s/j.xml", dir);
     sc_error err;
     assert_int_equal(sc_snapshot_write(snap, path, &err), 0);
-    assert_int_equal(sc_junit_write(snap, xml, &err), 0);
+    assert_int_equal(sc_junit_write(&rs, xml, &err), 0);
     cJSON *back = sc_json_read_file(path, 1 << 20, &err);
     assert_non_null(back);
     assert_string_equal(field(probe_json(back, "runtime.hang"), "status"), "timeout");
@@ -308,6 +322,7 @@ static void test_crash_and_timeout(void **state)
     unlink(xml);
     rmdir(dir);
     cJSON_Delete(snap);
+    sc_run_state_free(&rs);
 }
 
 static void test_flooding_output_is_bounded(void **state)
@@ -344,6 +359,151 @@ static void test_inventory_always_collected(void **state)
     assert_string_equal(field(offline, "reason"), "offline (--sysroot)");
     assert_string_equal(field(cJSON_GetObjectItem(offline, "facts"), "installed"), "1.2.3");
     cJSON_Delete(snap);
+}
+
+/* Reads the run so far through the typed accessors into its facts. */
+static void run_reader(const sc_ctx *ctx, sc_result *res)
+{
+    const sc_outcome *below = sc_ctx_outcome(ctx, "driver.fail");
+    cJSON_AddStringToObject(res->facts, "below", below ? sc_status_name(below->status) : "none");
+    cJSON_AddBoolToObject(res->facts, "later_seen", sc_ctx_outcome(ctx, "app.flood") != NULL);
+    cJSON_AddBoolToObject(res->facts, "self_seen", sc_ctx_outcome(ctx, "framework.reader") != NULL);
+    cJSON_AddBoolToObject(res->facts, "unknown_seen", sc_ctx_outcome(ctx, "no.such") != NULL);
+    cJSON_AddBoolToObject(res->facts, "fail_status",
+                          sc_ctx_status(ctx, "driver.fail") == SC_STATUS_FAIL);
+    sc_finding_view v;
+    const cJSON *f = sc_ctx_finding(ctx, "test.broken");
+    cJSON_AddStringToObject(res->facts, "finding",
+                            f && sc_finding_read(f, &v) ? v.message : "none");
+}
+
+static const sc_probe p_reader = {
+    .id = "framework.reader", .layer = SC_LAYER_FRAMEWORK, .run = run_reader};
+
+static void test_ctx_reads_final_outcomes(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_driver_fail, &p_reader, &p_flood, NULL};
+    cJSON *snap;
+    run_table(table, true, false, &snap);
+    const cJSON *facts = cJSON_GetObjectItem(probe_json(snap, "framework.reader"), "facts");
+    assert_string_equal(field((cJSON *)facts, "below"), "fail");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(facts, "later_seen"))); /* not final yet */
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(facts, "self_seen")));
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(facts, "unknown_seen")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(facts, "fail_status")));
+    assert_string_equal(field((cJSON *)facts, "finding"), "it is broken: 42");
+    cJSON_Delete(snap);
+}
+
+/* What an observer heard, one line per event. */
+static char heard[1024];
+
+static void heard_start(const sc_run_state *rs, size_t i, void *arg)
+{
+    const sc_outcome *o = &rs->outcomes[i];
+    assert_int_equal(o->phase, SC_OUTCOME_RUNNING);
+    sc_fmt(heard + strlen(heard), sizeof heard - strlen(heard), "%s start %s\n", (char *)arg,
+           o->probe->id);
+}
+
+static void heard_final(const sc_run_state *rs, size_t i, void *arg)
+{
+    const sc_outcome *o = &rs->outcomes[i];
+    assert_int_equal(o->phase, SC_OUTCOME_FINAL);
+    sc_fmt(heard + strlen(heard), sizeof heard - strlen(heard), "%s final %s %s\n", (char *)arg,
+           o->probe->id, sc_status_name(o->status));
+}
+
+static void test_observer_hears_each_outcome(void **state)
+{
+    (void)state;
+    /* listed out of layer order: the run goes layer by layer all the same */
+    const sc_probe *table[] = {&p_fw_any,      &p_rt_nv,       &p_rt_amd,
+                               &p_driver_fail, &p_driver_pass, NULL};
+    sc_options opt;
+    sc_options_init(&opt);
+    sc_root root = {.dirfd = -1, .is_host = true};
+    sc_run_observer obs = {.started = heard_start, .final = heard_final, .arg = "obs"};
+    sc_run_state rs;
+    heard[0] = '\0';
+    assert_int_equal(sc_run_probes(table, &opt, &root, &obs, &rs), 1);
+    assert_string_equal(heard, "obs start driver.fail\n"
+                               "obs final driver.fail fail\n"
+                               "obs start driver.pass\n"
+                               "obs final driver.pass pass\n"
+                               "obs final runtime.nv skip\n" /* gated: never started */
+                               "obs start runtime.amd\n"
+                               "obs final runtime.amd pass\n"
+                               "obs final framework.any skip\n");
+    assert_int_equal(rs.layer_status[SC_LAYER_DRIVER], SC_STATUS_FAIL);
+    assert_int_equal(rs.layer_status[SC_LAYER_RUNTIME], SC_STATUS_PASS);
+    assert_int_equal(rs.layer_status[SC_LAYER_FRAMEWORK], SC_STATUS_SKIP);
+    assert_int_equal(rs.summary.status, SC_STATUS_FAIL);
+    assert_string_equal(rs.summary.first_failure->probe->id, "driver.fail");
+    sc_run_state_free(&rs);
+}
+
+/* Fills rs's outcomes in the given order of table indices, as a runner that finishes probes out of
+ * order would, and returns the snapshot part, the report and the JUnit file as one text. */
+static char *outputs_after_filling(const sc_probe *const *table, const size_t *fill, size_t n)
+{
+    sc_run_state rs;
+    assert_int_equal(sc_run_state_init(&rs, table), 0);
+    for (size_t k = 0; k < n; k++) {
+        sc_result res;
+        assert_int_equal(sc_result_init(&res), 0);
+        const sc_probe *p = table[fill[k]];
+        cJSON_AddStringToObject(res.facts, "id", p->id);
+        if (p->layer == SC_LAYER_RUNTIME)
+            sc_finding(&res, "test.broken", SC_SEV_ERROR, "fix it", "%s is broken", p->id);
+        sc_outcome_finish(&rs.outcomes[fill[k]], &res, sc_result_status(&res), 1.5, "tail", false);
+        sc_result_free(&res);
+    }
+    sc_run_state_finish(&rs);
+    cJSON *snap = cJSON_CreateObject();
+    sc_snapshot_add_run(snap, &rs);
+    char *json = cJSON_Print(snap), *text = NULL, xml[] = "/tmp/sc-order-XXXXXX";
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    fprintf(out, "%s\n", json);
+    sc_report_print(out, snap, &rs, false, 1);
+    int fd = mkstemp(xml);
+    assert_true(fd >= 0);
+    close(fd);
+    sc_error err;
+    assert_int_equal(sc_junit_write(&rs, xml, &err), 0);
+    char *junit = NULL;
+    int jfd = open(xml, O_RDONLY);
+    assert_true(sc_read_fd(jfd, 0, 1 << 20, &junit) > 0);
+    close(jfd);
+    fputs(junit, out);
+    fclose(out);
+    unlink(xml);
+    free(junit);
+    free(json);
+    cJSON_Delete(snap);
+    sc_run_state_free(&rs);
+    return text;
+}
+
+static void test_outcomes_independent_of_fill_order(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_fw_any, &p_rt_nv, &p_driver_pass, &p_rt_ascend, &p_warn, NULL};
+    const size_t forward[] = {2, 4, 1, 3, 0}, backward[] = {0, 3, 1, 4, 2};
+    char *a = outputs_after_filling(table, forward, 5);
+    char *b = outputs_after_filling(table, backward, 5);
+    assert_string_equal(a, b);
+    /* layer order, table order within a layer, whatever the table or the filling order */
+    char *drv = strstr(a, "\"driver.pass\""), *warn = strstr(a, "\"driver.warn\"");
+    char *nv = strstr(a, "\"runtime.nv\""), *asc = strstr(a, "\"runtime.ascend\"");
+    char *fw = strstr(a, "\"framework.any\"");
+    assert_true(drv && warn && nv && asc && fw);
+    assert_true(drv < warn && warn < nv && nv < asc && asc < fw);
+    assert_non_null(strstr(a, "the runtime layer fails first (runtime.nv, fail)"));
+    free(a);
+    free(b);
 }
 
 static cJSON *child_no_result(void *arg)
@@ -393,6 +553,9 @@ int main(void)
         cmocka_unit_test(test_flooding_output_is_bounded),
         cmocka_unit_test(test_isolate_outcomes),
         cmocka_unit_test(test_inventory_always_collected),
+        cmocka_unit_test(test_ctx_reads_final_outcomes),
+        cmocka_unit_test(test_observer_hears_each_outcome),
+        cmocka_unit_test(test_outcomes_independent_of_fill_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,12 +5,13 @@
 #include <string.h>
 
 #include "sc_accel.h"
+#include "sc_backend.h"
 #include "sc_hip_run.h"
 #include "sc_redact.h"
 
 const cJSON *sc_hip_driver_devices(const sc_hip_run *r)
 {
-    return sc_accel_driver_devices(r->ctx, "driver.amd");
+    return sc_accel_driver_devices(r->ctx, sc_backend_get(SC_BACKEND_AMD)->driver_probe);
 }
 
 const cJSON *sc_hip_driver_device_at(const sc_hip_run *r, const char *pci)
@@ -21,8 +22,8 @@ const cJSON *sc_hip_driver_device_at(const sc_hip_run *r, const char *pci)
 void sc_hip_report_no_device(sc_hip_run *r, const char *why)
 {
     char evidence[1024], vars[512];
-    sc_accel_driver_evidence(r->ctx, "driver.amd", "devices", "gfx_target", evidence,
-                             sizeof evidence);
+    sc_accel_driver_evidence(r->ctx, sc_backend_get(SC_BACKEND_AMD)->driver_probe, "devices",
+                             SC_FACT_GFX_TARGET, evidence, sizeof evidence);
     int nvars = sc_hip_visibility_vars(getenv, vars, sizeof vars);
     if (sc_hip_driver_devices(r) && nvars > 0)
         sc_finding(r->res, "hip.devices-hidden", SC_SEV_ERROR,
@@ -63,7 +64,7 @@ static void join_distinct(const cJSON *arr, const char *key, char *buf, size_t s
     const cJSON *d;
     buf[0] = '\0';
     cJSON_ArrayForEach (d, arr) {
-        const char *a = cJSON_GetStringValue(cJSON_GetObjectItem(d, key));
+        const char *a = sc_json_str(d, key);
         if (a && !strstr(buf, a))
             sc_fmt(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? "," : "", a);
     }
@@ -75,8 +76,8 @@ void sc_hip_check_arch_override(sc_hip_run *r)
     if (!ov)
         return;
     char hw[256], rt[256];
-    join_distinct(sc_hip_driver_devices(r), "gfx_target", hw, sizeof hw);
-    join_distinct(r->devices, "arch", rt, sizeof rt);
+    join_distinct(sc_hip_driver_devices(r), SC_FACT_GFX_TARGET, hw, sizeof hw);
+    join_distinct(r->devices, SC_FACT_ARCH, rt, sizeof rt);
     char *clean = sc_redact_value(ov); /* the value lands in a finding: scrub it like the env */
     sc_finding(r->res, "hip.arch-overridden", SC_SEV_WARN,
                "unset HSA_OVERRIDE_GFX_VERSION unless you know the code you run matches this "

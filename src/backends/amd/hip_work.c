@@ -16,14 +16,8 @@
 /* The driver layer's gpu_id for the device at this PCI address, or 0. */
 static unsigned long long driver_gpu_id(const sc_hip_run *r, const char *pci)
 {
-    const cJSON *d;
-    cJSON_ArrayForEach (d, sc_hip_driver_devices(r)) {
-        const char *kp = cJSON_GetStringValue(cJSON_GetObjectItem(d, "pci_address"));
-        const cJSON *id = cJSON_GetObjectItem(d, "gpu_id");
-        if (pci && kp && strcasecmp(pci, kp) == 0 && cJSON_IsNumber(id) && id->valuedouble > 0)
-            return (unsigned long long)id->valuedouble;
-    }
-    return 0;
+    const cJSON *id = sc_json_member(sc_hip_driver_device_at(r, pci), SC_FACT_GPU_ID);
+    return cJSON_IsNumber(id) && id->valuedouble > 0 ? (unsigned long long)id->valuedouble : 0;
 }
 
 /* Adds the other processes using the device (KFD proc) to mem and their "pid (command)" list to
@@ -31,8 +25,7 @@ static unsigned long long driver_gpu_id(const sc_hip_run *r, const char *pci)
 static unsigned long long other_users(sc_hip_run *r, cJSON *dev, cJSON *mem, char *pids,
                                       size_t size)
 {
-    unsigned long long gpu_id =
-        driver_gpu_id(r, cJSON_GetStringValue(cJSON_GetObjectItem(dev, "pci_address")));
+    unsigned long long gpu_id = driver_gpu_id(r, sc_json_str(dev, SC_FACT_PCI_ADDRESS));
     sc_hip_vram_user users[MAX_VRAM_USERS];
     int n =
         gpu_id ? sc_hip_kfd_vram_users(r->ctx->root, gpu_id, getpid(), users, MAX_VRAM_USERS) : -1;

@@ -63,7 +63,8 @@ static void record_versions(sc_acl_run *r)
 static void report_no_device(sc_acl_run *r, const char *why)
 {
     char evidence[1024], var[300];
-    sc_accel_driver_evidence(r->ctx, "driver.ascend", "NPU(s)", "model", evidence, sizeof evidence);
+    sc_accel_driver_evidence(r->ctx, sc_backend_get(SC_BACKEND_ASCEND)->driver_probe, "NPU(s)",
+                             SC_FACT_MODEL, evidence, sizeof evidence);
     if (sc_accel_visibility_vars(getenv, sc_backend_get(SC_BACKEND_ASCEND)->visibility_vars, true,
                                  var, sizeof var) > 0)
         sc_finding(r->res, "acl.devices-hidden", SC_SEV_ERROR,

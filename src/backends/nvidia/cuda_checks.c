@@ -9,13 +9,13 @@
 
 const cJSON *sc_cuda_driver_devices(const sc_cuda_run *r)
 {
-    return sc_accel_driver_devices(r->ctx, "driver.nvidia");
+    return sc_accel_driver_devices(r->ctx, sc_backend_get(SC_BACKEND_NVIDIA)->driver_probe);
 }
 
 const char *sc_cuda_module_version(const sc_cuda_run *r)
 {
-    return cJSON_GetStringValue(
-        cJSON_GetObjectItem(sc_ctx_facts(r->ctx, "driver.nvidia"), "driver_version"));
+    return sc_json_str(sc_ctx_facts(r->ctx, sc_backend_get(SC_BACKEND_NVIDIA)->driver_probe),
+                       SC_FACT_DRIVER_VERSION);
 }
 
 /* The NVIDIA descriptor's visibility variables (CUDA_VISIBLE_DEVICES="...", scrubbed) in buf;
@@ -29,7 +29,8 @@ static bool visibility_var(char *buf, size_t size)
 void sc_cuda_report_no_device(sc_cuda_run *r, const char *why)
 {
     char evidence[1024], var[300];
-    sc_accel_driver_evidence(r->ctx, "driver.nvidia", "GPU(s)", "model", evidence, sizeof evidence);
+    sc_accel_driver_evidence(r->ctx, sc_backend_get(SC_BACKEND_NVIDIA)->driver_probe, "GPU(s)",
+                             SC_FACT_MODEL, evidence, sizeof evidence);
     if (visibility_var(var, sizeof var) && sc_cuda_driver_devices(r))
         sc_finding(r->res, "cuda.devices-hidden", SC_SEV_ERROR,
                    "unset CUDA_VISIBLE_DEVICES or give it indices or UUIDs that exist (an empty "
