@@ -27,6 +27,7 @@ typedef struct {
     const char *app_cmd;     /* --app CMD */
     const char *app_script;  /* --app-script FILE.py */
     int app_repeat;          /* --app-repeat N (>= 1) */
+    bool passive;            /* capture: the passive probes only, as offline, on any root */
     int argc;                /* the original command line, for the snapshot */
     char **argv;
 } sc_options;

@@ -129,22 +129,23 @@ static int unpack_entries(int fd, int top, sc_error *err)
     return rc;
 }
 
-/* A new private directory for the unpacked tree, under $TMPDIR (when absolute) or /tmp. */
-static int make_private_dir(char *dir, size_t size, sc_error *err)
+int sc_capture_private_dir(const char *prefix, char *dir, size_t size, sc_error *err)
 {
     const char *tmp = getenv("TMPDIR");
     if (!tmp || tmp[0] != '/' || strlen(tmp) > 2048)
         tmp = "/tmp";
-    snprintf(dir, size, "%s/stackcheck-replay-XXXXXX", tmp);
-    if (!mkdtemp(dir))
-        return sc_error_set(err, -errno, "cannot make a directory to unpack into in %s: %s", tmp,
-                            strerror(errno));
+    snprintf(dir, size, "%s/%s-XXXXXX", tmp, prefix);
+    if (!mkdtemp(dir)) {
+        int e = errno;
+        dir[0] = '\0';
+        return sc_error_set(err, -e, "cannot make a private directory in %s: %s", tmp, strerror(e));
+    }
     return 0;
 }
 
 int sc_capture_unpack_fd(int fd, char *dir, size_t size, sc_error *err)
 {
-    int rc = make_private_dir(dir, size, err);
+    int rc = sc_capture_private_dir("stackcheck-replay", dir, size, err);
     if (rc < 0)
         return rc;
     int top = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
