@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sc_sysroot_capture.h"
 
@@ -15,6 +16,7 @@ static sc_root *empty_root(void)
         char dir[] = "/tmp/sc-fuzz-root-XXXXXX";
         sc_error err = {0};
         state = mkdtemp(dir) && sc_root_open(&root, dir, &err) == 0 ? 1 : -1;
+        rmdir(dir); /* the open root stays usable, and nothing is left behind */
     }
     return state == 1 ? &root : NULL;
 }
