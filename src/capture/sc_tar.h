@@ -55,6 +55,13 @@ void sc_tar_writer_free(sc_tar_writer *w);
  * or -errno. */
 typedef long (*sc_tar_source)(void *arg, void *buf, size_t n);
 
+/* A source over bytes in memory (tests, fuzzing): pass sc_tar_mem_read and a sc_tar_mem. */
+typedef struct {
+    const void *data;
+    size_t size, pos;
+} sc_tar_mem;
+long sc_tar_mem_read(void *mem, void *buf, size_t n);
+
 typedef struct sc_tar_reader sc_tar_reader;
 /* Starts reading from src (gzip-compressed or not, told by its first bytes); NULL without memory.
  */

@@ -41,6 +41,15 @@ static int fill_input(sc_tar_reader *r)
     return 0;
 }
 
+long sc_tar_mem_read(void *mem, void *buf, size_t n)
+{
+    sc_tar_mem *m = mem;
+    size_t k = m->size - m->pos < n ? m->size - m->pos : n;
+    memcpy(buf, (const char *)m->data + m->pos, k);
+    m->pos += k;
+    return (long)k;
+}
+
 sc_tar_reader *sc_tar_reader_new(sc_tar_source src, void *arg)
 {
     sc_tar_reader *r = calloc(1, sizeof *r);

@@ -64,7 +64,9 @@ static void append(const struct sc_root_log *log, char op, const char *path, int
 {
     size_t len = strnlen(path, PATH_MAX - 1);
     char buf[sizeof(rec_head) + PATH_MAX];
-    rec_head h = {op, rc, arg, (int32_t)getpid(), (uint32_t)len};
+    rec_head h;
+    memset(&h, 0, sizeof h); /* no uninitialised padding on disk */
+    h = (rec_head){op, rc, arg, (int32_t)getpid(), (uint32_t)len};
     memcpy(buf, &h, sizeof h);
     memcpy(buf + sizeof h, path, len);
     (void)!write(log->fd, buf, sizeof h + len); /* a lost record costs the replay one answer */

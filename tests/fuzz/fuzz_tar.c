@@ -9,20 +9,6 @@
 
 #define FUZZ_MAX_BYTES (8u << 20)
 
-typedef struct {
-    const uint8_t *data;
-    size_t size, pos;
-} mem_source;
-
-static long mem_read(void *arg, void *buf, size_t n)
-{
-    mem_source *m = arg;
-    size_t k = m->size - m->pos < n ? m->size - m->pos : n;
-    memcpy(buf, m->data + m->pos, k);
-    m->pos += k;
-    return (long)k;
-}
-
 /* The reader's promise about names: relative, no "." or ".." component, no empty one. */
 static void check_name(const char *path)
 {
@@ -34,8 +20,8 @@ static void check_name(const char *path)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    mem_source m = {data, size, 0};
-    sc_tar_reader *r = sc_tar_reader_new(mem_read, &m);
+    sc_tar_mem m = {data, size, 0};
+    sc_tar_reader *r = sc_tar_reader_new(sc_tar_mem_read, &m);
     static sc_tar_entry e;
     sc_error err = {0};
     char buf[65536];

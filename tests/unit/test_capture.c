@@ -98,20 +98,6 @@ static void test_clean_path(void **state)
     assert_int_equal(sc_tar_clean_path(deep, out), -EINVAL);
 }
 
-typedef struct {
-    const char *data;
-    size_t size, pos;
-} mem_source;
-
-static long mem_read(void *arg, void *buf, size_t n)
-{
-    mem_source *m = arg;
-    size_t k = m->size - m->pos < n ? m->size - m->pos : n;
-    memcpy(buf, m->data + m->pos, k);
-    m->pos += k;
-    return (long)k;
-}
-
 static void test_round_trip(void **state)
 {
     (void)state;
@@ -131,8 +117,8 @@ static void test_round_trip(void **state)
     assert_int_equal(sc_tar_finish(&w, &archive), 0);
     sc_tar_writer_free(&w);
 
-    mem_source m = {archive.data, archive.len, 0};
-    sc_tar_reader *r = sc_tar_reader_new(mem_read, &m);
+    sc_tar_mem m = {archive.data, archive.len, 0};
+    sc_tar_reader *r = sc_tar_reader_new(sc_tar_mem_read, &m);
     static sc_tar_entry e;
     sc_error err = {0};
     char buf[16] = "";
@@ -152,8 +138,8 @@ static void test_round_trip(void **state)
     assert_int_equal(sc_tar_next(r, &e, &err), 0);
     sc_tar_reader_free(r);
 
-    m = (mem_source){archive.data, archive.len / 2, 0}; /* cut in the middle */
-    r = sc_tar_reader_new(mem_read, &m);
+    m = (sc_tar_mem){archive.data, archive.len / 2, 0}; /* cut in the middle */
+    r = sc_tar_reader_new(sc_tar_mem_read, &m);
     int rc;
     while ((rc = sc_tar_next(r, &e, &err)) == 1)
         ;
