@@ -2,6 +2,7 @@
  * and resolved, timings as ratios, and the verdict. Facts and numerics have their own files. Every
  * read checks the type it expects, so any JSON document can be compared without a crash. */
 #include "sc_diff.h"
+#include "sc_text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -113,7 +114,7 @@ static void status_of_probe(const cJSON *probe, void *arg)
     if (other && same_json(mine, theirs))
         return;
     char what[160];
-    snprintf(what, sizeof what, "%.100s status", id);
+    snprintf(what, sizeof what, "%.*s status", sc_utf8_prec(id, 100), id);
     sc_diff_change(job->acc, "status", what, job->a_side ? mine : theirs,
                    job->a_side ? theirs : mine, true);
 }
@@ -208,7 +209,8 @@ static void walk_timings(timing_job *job, const char *probe, const cJSON *a, con
             continue;
         const cJSON *other = sc_diff_index_find(&in_b, item->string, NULL);
         char path[256];
-        snprintf(path, sizeof path, "%s%s%.100s", prefix, prefix[0] ? "." : "", item->string);
+        snprintf(path, sizeof path, "%s%s%.*s", prefix, prefix[0] ? "." : "",
+                 sc_utf8_prec(item->string, 100), item->string);
         if (cJSON_IsObject(item) && cJSON_IsObject(other))
             walk_timings(job, probe, item, other, path, depth + 1);
         else if (cJSON_IsNumber(item) && cJSON_IsNumber(other) && strlen(item->string) > 3 &&
@@ -248,7 +250,7 @@ static void stage_timings(timing_job *job, const char *probe, const cJSON *fa, c
         if (!sb)
             continue;
         char what[200];
-        snprintf(what, sizeof what, "stage %.150s", name);
+        snprintf(what, sizeof what, "stage %.*s", sc_utf8_prec(name, 150), name);
         add_timing(job->list, probe, what, da->valuedouble,
                    sc_diff_get(sb, "duration_ms")->valuedouble);
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sc_diff.h"
+#include "sc_text.h"
 
 #define WALK_DEPTH 3
 
@@ -134,7 +135,8 @@ static void visit(sc_diff_acc *acc, const char *probe, const char *key, const cJ
     char path[256], what[400];
     if (strcmp(key, "unavailable") == 0)
         return;
-    snprintf(path, sizeof path, "%s%s%.100s", prefix, prefix[0] ? "." : "", key);
+    snprintf(path, sizeof path, "%s%s%.*s", prefix, prefix[0] ? "." : "", sc_utf8_prec(key, 100),
+             key);
     if (cJSON_IsObject(va) || cJSON_IsObject(vb)) {
         if (depth < WALK_DEPTH)
             walk_versions(acc, probe, cJSON_IsObject(va) ? va : NULL,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sc_diff.h"
+#include "sc_text.h"
 
 /* A device's identity: its PCI address when it has one, else its place in the list. */
 static void device_key(const cJSON *dev, int index, char *buf, size_t size)
@@ -14,7 +15,7 @@ static void device_key(const cJSON *dev, int index, char *buf, size_t size)
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const char *v = cJSON_GetStringValue(sc_diff_get(dev, keys[i]));
         if (v) {
-            snprintf(buf, size, "%.100s", v);
+            snprintf(buf, size, "%.*s", sc_utf8_prec(v, 100), v);
             return;
         }
     }
@@ -61,7 +62,8 @@ static void compare_device(sc_diff_acc *acc, const char *area, const char *label
             cJSON_IsArray(item) || sc_diff_index_find(&in_a, item->string, NULL) != item)
             continue;
         char what[600];
-        snprintf(what, sizeof what, "%.400s %.100s", label, item->string);
+        snprintf(what, sizeof what, "%.*s %.*s", sc_utf8_prec(label, 400), label,
+                 sc_utf8_prec(item->string, 100), item->string);
         sc_diff_compare(acc, area, what, item, sc_diff_index_find(&in_b, item->string, NULL));
     }
     sc_diff_index_free(&in_a);
@@ -164,7 +166,7 @@ static void diff_library_list(sc_diff_acc *acc, const char *probe, const char *p
             continue;
         const cJSON *match = sc_diff_index_find(&theirs, name, NULL);
         char what[400];
-        snprintf(what, sizeof what, "%s %s %.150s", probe, path, name);
+        snprintf(what, sizeof what, "%s %s %.*s", probe, path, sc_utf8_prec(name, 150), name);
         if (!match)
             sc_diff_change(acc, "libraries", what, b_only ? NULL : lib, b_only ? lib : NULL, true);
         else if (!b_only) {
@@ -209,7 +211,7 @@ static void diff_installs(sc_diff_acc *acc, const char *probe, const cJSON *la, 
             continue;
         const cJSON *match = sc_diff_index_find(&theirs, path, NULL);
         char what[400];
-        snprintf(what, sizeof what, "%s install %.200s", probe, path);
+        snprintf(what, sizeof what, "%s install %.*s", probe, sc_utf8_prec(path, 200), path);
         if (!match) {
             sc_diff_change(acc, "installs", what, b_only ? NULL : inst, b_only ? inst : NULL, true);
             continue;
@@ -265,10 +267,10 @@ static void diff_files(sc_diff_acc *acc, const char *probe, const cJSON *fa, con
         if (!other || sc_diff_index_find(&in_a, key, NULL) != file)
             continue;
         char what[400], label[300];
-        snprintf(what, sizeof what, "%s file %.200s", probe, key);
+        snprintf(what, sizeof what, "%s file %.*s", probe, sc_utf8_prec(key, 200), key);
         sc_diff_compare(acc, "libraries", what, sc_diff_get(file, "root"),
                         sc_diff_get(other, "root"));
-        snprintf(label, sizeof label, "%.200s needs", key);
+        snprintf(label, sizeof label, "%.*s needs", sc_utf8_prec(key, 200), key);
         const cJSON *xa = sc_diff_get(file, "libraries"), *xb = sc_diff_get(other, "libraries");
         xa = cJSON_IsArray(xa) ? xa : NULL;
         xb = cJSON_IsArray(xb) ? xb : NULL;

@@ -63,20 +63,33 @@ static void find_sections(Elf *elf, unsigned what, sections *s, sc_elf_info *out
     }
 }
 
-/* The verneed entry whose requirement carries versym index idx, or -1. */
-static int verneed_of(const sc_elf_info *info, uint16_t idx)
+#define VERSYM_INDEXES 0x8000 /* a versym index has 15 bits */
+
+/* For each versym index, the first verneed entry whose requirement carries it, or -1: built once
+ * per file, so a file of many symbols and many requirements is not read pairwise. */
+static int *verneed_by_index(const sc_elf_info *info)
 {
-    if (idx < 2)
-        return -1;
-    for (int i = 0; i < info->verneed_count; i++)
+    if (info->verneed_count == 0)
+        return NULL;
+    int *by_index = malloc(VERSYM_INDEXES * sizeof *by_index);
+    if (!by_index)
+        return NULL;
+    for (int k = 0; k < VERSYM_INDEXES; k++)
+        by_index[k] = -1;
+    for (int i = info->verneed_count - 1; i >= 0; i--) /* backwards: the first entry wins */
         for (int j = 0; j < info->verneed[i].count; j++)
-            if (info->verneed[i].other[j] == idx)
-                return i;
-    return -1;
+            by_index[info->verneed[i].other[j] & 0x7fff] = i;
+    return by_index;
+}
+
+/* The verneed entry whose requirement carries versym index idx, or -1. */
+static int verneed_of(const int *by_index, uint16_t idx)
+{
+    return idx < 2 || !by_index ? -1 : by_index[idx & 0x7fff];
 }
 
 static int add_symbol(sc_elf_info *out, const GElf_Sym *sym, const char *name, Elf_Data *vs,
-                      size_t i, size_t *dcap, size_t *ucap)
+                      const int *by_index, size_t i, size_t *dcap, size_t *ucap)
 {
     if (sym->st_shndx != SHN_UNDEF) {
         const char **p = sc_elf_grow(out->defined, dcap, out->defined_count + 1, sizeof *p);
@@ -96,7 +109,7 @@ static int add_symbol(sc_elf_info *out, const GElf_Sym *sym, const char *name, E
         return -ENOMEM;
     out->undefined = u;
     out->undefined[out->undefined_count].name = name;
-    out->undefined[out->undefined_count++].verneed = verneed_of(out, (uint16_t)(ver & 0x7fff));
+    out->undefined[out->undefined_count++].verneed = verneed_of(by_index, (uint16_t)(ver & 0x7fff));
     return 0;
 }
 
@@ -108,7 +121,11 @@ static int read_symbols(Elf *elf, const sections *s, sc_elf_info *out)
     Elf_Data *vs = s->versym ? elf_getdata(s->versym, NULL) : NULL;
     size_t n = data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
     size_t dcap = 0, ucap = 0;
-    for (size_t i = 1; i < n && i < INT32_MAX; i++) {
+    int *by_index = verneed_by_index(out);
+    if (out->verneed_count && !by_index)
+        return -ENOMEM;
+    int rc = 0;
+    for (size_t i = 1; i < n && i < INT32_MAX && rc == 0; i++) {
         GElf_Sym sym;
         if (!gelf_getsym(data, (int)i, &sym) || sym.st_name == 0)
             continue;
@@ -116,10 +133,11 @@ static int read_symbols(Elf *elf, const sections *s, sc_elf_info *out)
         if (type == STT_SECTION || type == STT_FILE)
             continue;
         const char *name = elf_strptr(elf, s->dynsym_sh.sh_link, sym.st_name);
-        if (name && *name && add_symbol(out, &sym, name, vs, i, &dcap, &ucap) < 0)
-            return -ENOMEM;
+        if (name && *name)
+            rc = add_symbol(out, &sym, name, vs, by_index, i, &dcap, &ucap);
     }
-    return 0;
+    free(by_index);
+    return rc;
 }
 
 /* True when count entries of entsize bytes at off lie inside a file of size bytes. */

@@ -169,7 +169,9 @@ static int analyse_all(const sc_root *root, const libs_options *o, char **paths,
     for (int i = 0; i < n; i++) {
         cJSON *file = NULL;
         sc_error err = {0};
-        if (sc_libs_analyze(root, paths[i], &cfg, &file, &err) < 0) {
+        /* Isolated: a file truncated under its mapping (SIGBUS), a hung file system or a
+         * demangler on a hostile name costs that file's analysis, with a clear error. */
+        if (sc_libs_analyze_isolated(root, paths[i], &cfg, SC_LIBS_TIMEOUT_S, &file, &err) < 0) {
             sc_print_line(stderr, "stackcheck libs: ", "%s", err.message);
             rc = SC_EXIT_USAGE;
             continue;

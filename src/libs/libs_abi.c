@@ -2,6 +2,7 @@
  * versions a library requires that its provider does not define. */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -71,12 +72,39 @@ void sc_libs_check_search(analysis *a)
                "library search cut: %s%s", cut, spent);
 }
 
-static bool defines_version(const sc_elf_info *info, const char *version)
+/* The version names each provider defines, as a set built once per provider: a tree whose objects
+ * need thousands of versions from one that defines thousands is then not compared pairwise. */
+typedef struct {
+    sc_symset by_provider; /* provider path -> sc_symset of its version names */
+} version_index;
+
+static const sc_symset *defined_versions(version_index *vi, const node *p)
 {
-    for (int i = 0; i < info->verdef_count; i++)
-        if (strcmp(info->verdef[i], version) == 0)
-            return true;
-    return false;
+    sc_symset *set = sc_symset_get(&vi->by_provider, p->path);
+    if (set)
+        return set;
+    set = calloc(1, sizeof *set);
+    if (!set)
+        return NULL;
+    for (int i = 0; i < p->file->info.verdef_count; i++)
+        if (sc_symset_add(set, p->file->info.verdef[i]) < 0)
+            break; /* out of memory: what is in the set is still right */
+    if (sc_symset_put(&vi->by_provider, p->path, set) < 0) {
+        sc_symset_free(set);
+        free(set);
+        return NULL;
+    }
+    return set;
+}
+
+static void version_index_free(version_index *vi)
+{
+    for (size_t i = 0; i < vi->by_provider.cap; i++)
+        if (vi->by_provider.slots && vi->by_provider.slots[i]) {
+            sc_symset_free(vi->by_provider.values[i]);
+            free(vi->by_provider.values[i]);
+        }
+    sc_symset_free(&vi->by_provider);
 }
 
 /* The provider's newest version of the same family ("GLIBCXX_3.4.29" for GLIBCXX_3.4.30). */
@@ -91,15 +119,16 @@ static const char *newest_of_family(const sc_elf_info *info, const char *version
     return best;
 }
 
-static void check_versions_of(analysis *a, const node *n)
+static void check_versions_of(analysis *a, version_index *vi, const node *n)
 {
     for (int v = 0; v < n->file->info.verneed_count; v++) {
         const sc_elf_verneed *vn = &n->file->info.verneed[v];
         const node *p = provider_of(a, vn->file);
-        if (!p || p == n)
+        const sc_symset *defined = p && p != n ? defined_versions(vi, p) : NULL;
+        if (!defined)
             continue;
         for (int j = 0; j < vn->count; j++) {
-            if (vn->weak[j] || defines_version(&p->file->info, vn->names[j]))
+            if (vn->weak[j] || sc_symset_has(defined, vn->names[j]))
                 continue;
             const char *newest = newest_of_family(&p->file->info, vn->names[j]);
             sc_finding(&a->res, "libs.missing-symbol-version", SC_SEV_ERROR,
@@ -115,7 +144,9 @@ static void check_versions_of(analysis *a, const node *n)
 
 void sc_libs_check_versions(analysis *a)
 {
+    version_index vi = {0};
     for (int i = 0; i < a->count; i++)
         if (a->nodes[i]->opened)
-            check_versions_of(a, a->nodes[i]);
+            check_versions_of(a, &vi, a->nodes[i]);
+    version_index_free(&vi);
 }

@@ -336,6 +336,24 @@ class DiffGolden(unittest.TestCase):
                 self.assertEqual(got["json"], want["json"])
 
 
+class DiffLongNames(DiffBase):
+    """Names longer than the width a change line gives them are cut on a character boundary:
+    no replacement character in the text or the JSON."""
+
+    def test_cut_inside_a_multibyte_name(self):
+        run = sclib.run(["--sysroot", sclib.fixture("plain-server")])
+        a = run.snapshot
+        long_id = "driver.x" + "\u4e2d" * 120  # 3 bytes a character: a cut at 100 bytes is inside one
+        a["layers"][0]["probes"].append({"id": long_id, "backend": "none", "status": "pass",
+                                         "reason": None, "duration_ms": 1, "applicable": True,
+                                         "facts": {}, "findings": []})
+        b = json.loads(json.dumps(a))
+        b["layers"][0]["probes"][-1]["status"] = "fail"
+        out = diff(self.save("long-a.json", a), self.save("long-b.json", b), "--json", "-")
+        self.assertNotIn("\ufffd", out.stdout + out.stderr)
+        self.assertIn("x" + "\u4e2d" * 30 + " status", out.stdout + out.stderr)
+
+
 class DiffPathological(DiffBase):
     """Sizes that made the pairwise comparison quadratic (20,000 findings a side took 17 s, 20,000
     probes 108 s) finish in seconds, with every change still found."""
