@@ -177,6 +177,13 @@ class HostileTarballs(TempDirCase):
         "fifo": ([member("fifo", tarfile.FIFOTYPE)], "FIFO"),
         "twice": ([member("a", data=b"1"), member("a", data=b"2")], "twice"),
         "bad-manifest": ([member(".stackcheck/capture.json", data=b"{")], "manifest"),
+        "manifest-format": ([member(".stackcheck/capture.json", data=json.dumps({
+            "format": "stackcheck-capture/99", "root": "live"}).encode())], "manifest is not"),
+        "manifest-node": ([member(".stackcheck/capture.json", data=json.dumps({
+            "format": "stackcheck-capture/1", "root": "live", "omitted": [], "errors": [],
+            "access": [], "env": {}, "nodes": [{"path": "/dev/kfd", "type": "teleporter",
+                                               "major": 1, "minor": 1, "mode": "0666",
+                                               "uid": 0, "gid": 0}]}).encode())], "a node"),
         "manifest-env": ([member(".stackcheck/capture.json", data=json.dumps({
             "format": "stackcheck-capture/1", "root": "live", "nodes": [], "omitted": [],
             "errors": [], "access": [], "env": {"SSH_AUTH_SOCK": "/tmp/agent"}}).encode())],
