@@ -10,6 +10,7 @@
 #include "sc_accel.h"
 #include "sc_ascend.h"
 #include "sc_ascend_install.h"
+#include "sc_ascend_lock.h"
 #include "sc_census.h"
 #include "sc_host.h"
 #include "sc_pci.h"
@@ -25,6 +26,8 @@ typedef struct {
     sc_accel_census npus;
     char install[PATH_MAX];
     char driver_version[64], fw_version[64], fw_range[256];
+    char driver_inner[64];   /* the driver's Innerversion: its release line */
+    char driver_compat[256]; /* its compatible_version: CANN release lines */
     bool driver_info, modules;
     size_t nodes_found; /* /dev/davinci<N> present */
     const char *container;
@@ -83,8 +86,11 @@ static void read_driver_info(asc_state *st)
     add_info_fact(o, text, "Version", "version", path, st->driver_version,
                   sizeof st->driver_version);
     add_info_fact(o, text, "ascendhal_version", "ascendhal_version", path, NULL, 0);
-    add_info_fact(o, text, "Innerversion", "innerversion", path, NULL, 0);
+    add_info_fact(o, text, "Innerversion", "innerversion", path, st->driver_inner,
+                  sizeof st->driver_inner);
     add_info_fact(o, text, "package_version", "package_version", path, NULL, 0);
+    add_info_fact(o, text, "compatible_version", "compatible_version", path, st->driver_compat,
+                  sizeof st->driver_compat);
     add_info_fact(o, text, "compatible_version_fw", "compatible_version_fw", path, st->fw_range,
                   sizeof st->fw_range);
     free(text);
@@ -233,6 +239,8 @@ static void read_toolkits(asc_state *st)
                    "no CANN toolkit under %s (ascend-toolkit/latest/<arch>-linux/"
                    "ascend_toolkit_install.info or cann*/)",
                    st->install);
+    sc_ascend_driver_words drv = {st->driver_version, st->driver_inner, st->driver_compat};
+    sc_ascend_lock_check(st->res, tks, &drv);
     free(tks);
 }
 

@@ -11,17 +11,19 @@
 #include <unistd.h>
 
 #include "sc_capture.h"
+#include "sc_explain.h"
 #include "sc_findings_doc.h"
 #include "sc_probe.h"
 #include "sc_redact.h"
 #include "sc_report.h"
 #include "sc_runner.h"
 #include "sc_snapshot.h"
+#include "sc_text.h"
 #include "sc_version.h"
 
 static const char usage_text[] =
     "Usage: stackcheck [run] [OPTIONS]\n"
-    "       stackcheck explain ID\n"
+    "       stackcheck explain ID|TEXT\n"
     "       stackcheck list\n"
     "       stackcheck libs [--arch ARCH]... [--json FILE] FILE...\n"
     "       stackcheck diff A.json B.json [--json FILE] [--rtol R] [--atol A]\n"
@@ -249,16 +251,50 @@ int sc_cmd_run(int argc, char **argv)
     return out_rc ? out_rc : exit_code;
 }
 
+/* Prints the probe whose id is text; returns false when there is none. */
+static bool explain_probe(const char *text)
+{
+    for (const sc_probe *const *p = sc_probes; *p; p++)
+        if (strcmp((*p)->id, text) == 0) {
+            sc_term_printf(stdout, "probe %s: %s layer, %s backend%s\n  %s\n", (*p)->id,
+                           sc_layer_name((*p)->layer), sc_backend_name((*p)->backend),
+                           (*p)->isolated ? ", runs isolated" : "",
+                           (*p)->summary ? (*p)->summary : "");
+            sc_term_printf(stdout, "  check: stackcheck -v (docs/probes.md says what it reads)\n");
+            return true;
+        }
+    return false;
+}
+
+/* Unquoted words of an error message arrive as several arguments: they are read as one text, cut
+ * at size (explain reads only the start of a text anyway). */
+static void join_words(char *text, size_t size, int argc, char **argv)
+{
+    size_t used = 0;
+    text[0] = '\0';
+    for (int i = 1; i < argc; i++) {
+        int n = snprintf(text + used, size - used, "%s%s", i > 1 ? " " : "", argv[i]);
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
 int sc_cmd_explain(int argc, char **argv)
 {
-    if (argc != 2)
-        return usage_error("%s",
-                           "explain needs one finding id, e.g. stackcheck explain hip.no-device");
-    if (sc_findings_explain(stdout, argv[1]) == 0)
+    if (argc < 2)
+        return usage_error("%s", "explain needs a finding id, a probe id or an error message, "
+                                 "e.g. stackcheck explain hip.no-device");
+    char text[16384];
+    join_words(text, sizeof text, argc, argv);
+    if (sc_findings_explain(stdout, text) == 0 || explain_probe(text))
         return SC_EXIT_OK;
-    sc_print_line(stderr, "stackcheck: ", "no finding '%s'; `stackcheck list` shows them all",
-                  argv[1]);
-    return SC_EXIT_USAGE;
+    if (sc_explain_text(stdout, text) > 0)
+        return SC_EXIT_OK;
+    sc_print_line(stderr, "stackcheck: ",
+                  "no finding, probe or known error matches '%s'; `stackcheck list` shows the ids",
+                  text);
+    return SC_EXIT_FAIL;
 }
 
 static void print_finding_id(const char *id, const char *severity, void *arg)

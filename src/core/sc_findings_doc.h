@@ -3,6 +3,7 @@
 #ifndef SC_FINDINGS_DOC_H
 #define SC_FINDINGS_DOC_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 /* The embedded docs/findings.md text. */
@@ -10,6 +11,9 @@ extern const char sc_findings_md[];
 
 /* Prints the docs entry of finding id to out; returns 0, or -ENOENT when it is not documented. */
 int sc_findings_explain(FILE *out, const char *id);
+/* The severity of finding id and the first sentence of its description (cut to size); returns 0,
+ * or -ENOENT when it is not documented. */
+int sc_findings_summary(const char *id, char *severity, size_t sev_size, char *line, size_t size);
 /* Calls fn(id, severity, arg) for every documented finding id, in document order; returns count. */
 int sc_findings_each(void (*fn)(const char *id, const char *severity, void *arg), void *arg);
 

@@ -1,6 +1,8 @@
 /* Fuzz target for the Ascend text stackcheck reads from outside: version.info and install.info
- * Key=value files, dotted versions, the driver's compatible_version_fw ranges and the Ascend
- * drivers' kernel-log lines. The input's first line is also tried as a version and a range. */
+ * Key=value files, dotted versions, the driver's compatible_version_fw ranges, CANN's version.cfg
+ * lines, release lines and compatible_version lists, and the Ascend drivers' kernel-log lines. The
+ * input's first line is also tried as a version, a range, a release line and a list. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,25 @@ static void check_printable(const char *s)
     for (; *s; s++)
         if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
             __builtin_trap();
+}
+
+/* version.cfg, release lines and compatible_version lists: printable bounded output. */
+static void try_lock_text(const char *text, const char *first)
+{
+    char comp[64], cann[64], groups[256];
+    if (sc_ascend_cfg_running(text, "runtime_running_version", comp, sizeof comp, cann,
+                              sizeof cann)) {
+        check_printable(comp);
+        check_printable(cann);
+    }
+    long long line[3];
+    if (sc_ascend_release_line(first, line) && (line[0] < 0 || line[1] < 0 || line[2] < 0))
+        __builtin_trap();
+    int r = sc_ascend_line_compatible(first, "V100R001C19SPC002B225", groups, sizeof groups);
+    if (r >= 0)
+        check_printable(groups);
+    if (r > 1 || (r < 0 && r != -EINVAL))
+        __builtin_trap();
 }
 
 static void try_versions(const char *text)
@@ -38,6 +59,7 @@ static void try_versions(const char *text)
         (sc_ascend_version_cmp("7.7.0", first, 0, &d) != 0 || c != -d))
         __builtin_trap(); /* and the order is antisymmetric */
     sc_ascend_fw_in_range(first, "7.1.0", ranges, sizeof ranges);
+    try_lock_text(text, first);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

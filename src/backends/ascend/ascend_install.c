@@ -25,8 +25,20 @@ bool sc_ascend_install_dir(const sc_root *root, char *buf, size_t size)
     return said;
 }
 
+/* Last resort: the CANN version version.cfg names (an image may carry no install info). */
+static bool read_version_cfg(const sc_root *root, const char *dir, sc_ascend_toolkit *tk)
+{
+    char *text = NULL, component[64];
+    sc_fmt(tk->info, sizeof tk->info, "%s/version.cfg", dir);
+    bool ok = sc_root_read(root, tk->info, &text, 64 * 1024) >= 0 &&
+              sc_ascend_cfg_running(text, "runtime_running_version", component, sizeof component,
+                                    tk->version, sizeof tk->version);
+    free(text);
+    return ok;
+}
+
 /* Reads dir/<arch>-linux/ascend_toolkit_install.info, else dir/runtime/version.info (CANN 8.5+
- * also keeps Version= there); false when neither names a version. */
+ * also keeps Version= there), else dir/version.cfg; false when none names a version. */
 static bool read_toolkit(const sc_root *root, const char *dir, sc_ascend_toolkit *tk)
 {
     char *text = NULL;
@@ -39,6 +51,12 @@ static bool read_toolkit(const sc_root *root, const char *dir, sc_ascend_toolkit
                 tk->package[0] = '\0';
             if (!sc_ascend_info_get(text, "arch", tk->arch, sizeof tk->arch))
                 snprintf(tk->arch, sizeof tk->arch, "%s", arches[i]);
+            if (!sc_ascend_info_get(text, "innerversion", tk->innerversion,
+                                    sizeof tk->innerversion))
+                tk->innerversion[0] = '\0';
+            if (!sc_ascend_info_get(text, "compatible_version", tk->compatible,
+                                    sizeof tk->compatible))
+                tk->compatible[0] = '\0';
             free(text);
             return true;
         }
@@ -49,7 +67,7 @@ static bool read_toolkit(const sc_root *root, const char *dir, sc_ascend_toolkit
     bool ok = sc_root_read(root, tk->info, &text, 64 * 1024) >= 0 &&
               sc_ascend_info_get(text, "Version", tk->version, sizeof tk->version);
     free(text);
-    return ok;
+    return ok || read_version_cfg(root, dir, tk);
 }
 
 static void add_toolkit(const sc_root *root, const char *dir, sc_ascend_toolkits *out)
@@ -65,8 +83,10 @@ static void add_toolkit(const sc_root *root, const char *dir, sc_ascend_toolkits
     memset(tk, 0, sizeof *tk);
     snprintf(tk->root, sizeof tk->root, "%s", real);
     snprintf(tk->via, sizeof tk->via, "%s", dir);
-    if (read_toolkit(root, real, tk))
+    if (read_toolkit(root, real, tk)) {
+        sc_ascend_layout_read(root, tk);
         out->count++;
+    }
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -123,6 +143,11 @@ static cJSON *toolkit_json(const sc_ascend_toolkit *tk)
     cJSON_AddStringToObject(o, "info", tk->info);
     sc_fact_str(o, "package_name", tk->package[0] ? tk->package : NULL, "not in the info file");
     sc_fact_str(o, "arch", tk->arch[0] ? tk->arch : NULL, "not in the info file");
+    sc_fact_str(o, "innerversion", tk->innerversion[0] ? tk->innerversion : NULL,
+                "not in the info file");
+    sc_fact_str(o, "compatible_version", tk->compatible[0] ? tk->compatible : NULL,
+                "not in the info file");
+    sc_ascend_layout_facts(o, tk);
     return o;
 }
 

@@ -167,25 +167,119 @@ static int in_group(const char *group, const char *fw, char *ranges, size_t size
     return c_lo >= 0 && c_hi <= 0;
 }
 
-int sc_ascend_fw_in_range(const char *range_text, const char *fw, char *ranges, size_t size)
+/* Calls fn on the inside of each "[...]" group of text; 1 when some group said 1, else 0 when
+ * some group parsed, else -EINVAL. fn appends the group as read to out. */
+static int each_group(const char *text,
+                      int (*fn)(const char *group, const void *arg, char *out, size_t size),
+                      const void *arg, char *out, size_t size)
 {
     int verdict = -EINVAL;
-    if (size)
-        ranges[0] = '\0';
-    if (!sc_ascend_version_parts(fw))
-        return -EINVAL;
-    for (const char *p = strchr(range_text, '['); p; p = strchr(p + 1, '[')) {
+    for (const char *p = strchr(text, '['); p; p = strchr(p + 1, '[')) {
         const char *close = strchr(p, ']');
         char group[136];
         if (!close || (size_t)(close - p - 1) >= sizeof group)
             break;
         memcpy(group, p + 1, (size_t)(close - p - 1));
         group[close - p - 1] = '\0';
-        int r = in_group(group, fw, ranges, size);
+        int r = fn(group, arg, out, size);
         if (r >= 0 && verdict != 1)
             verdict = r;
     }
     return verdict;
+}
+
+static int fw_group(const char *group, const void *fw, char *ranges, size_t size)
+{
+    return in_group(group, fw, ranges, size);
+}
+
+int sc_ascend_fw_in_range(const char *range_text, const char *fw, char *ranges, size_t size)
+{
+    if (size)
+        ranges[0] = '\0';
+    if (!sc_ascend_version_parts(fw))
+        return -EINVAL;
+    return each_group(range_text, fw_group, fw, ranges, size);
+}
+
+/* Reads "<letter><digits>" at *p (letter in any case, up to 9 digits) into *v. */
+static bool read_tagged(const char **p, const char *end, char letter, long long *v)
+{
+    if (*p >= end || toupper((unsigned char)**p) != letter || !isdigit((unsigned char)(*p)[1]))
+        return false;
+    (*p)++;
+    const char *start = *p;
+    return read_digits(p, end, v) && *p - start <= 9;
+}
+
+/* The release line at the start of [s, end): V, R and C numbers; false when it is not one. */
+static bool parse_line(const char *s, const char *end, long long line[3])
+{
+    const char *p = s;
+    return read_tagged(&p, end, 'V', &line[0]) && read_tagged(&p, end, 'R', &line[1]) &&
+           read_tagged(&p, end, 'C', &line[2]);
+}
+
+bool sc_ascend_release_line(const char *innerversion, long long line[3])
+{
+    return parse_line(innerversion, innerversion + strlen(innerversion), line);
+}
+
+static int cmp_line(const long long a[3], const long long b[3])
+{
+    for (int i = 0; i < 3; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+/* Whether the line lies in one group "VxRyCz" or "lo,hi"; appends the group to groups. */
+static int line_group(const char *group, const void *arg, char *groups, size_t size)
+{
+    const long long *line = arg;
+    char lo_text[64], hi_text[64];
+    const char *comma = strchr(group, ',');
+    if (!copy_value(group, comma ? comma : group + strlen(group), lo_text, sizeof lo_text) ||
+        !copy_value(comma ? comma + 1 : group, group + strlen(group), hi_text, sizeof hi_text))
+        return -EINVAL;
+    long long lo[3], hi[3];
+    if (!sc_ascend_release_line(lo_text, lo) || !sc_ascend_release_line(hi_text, hi))
+        return -EINVAL;
+    size_t len = strlen(groups);
+    if (len + 1 < size)
+        snprintf(groups + len, size - len, "%s[%s%s%s]", len ? "," : "", lo_text, comma ? "," : "",
+                 comma ? hi_text : "");
+    return cmp_line(line, lo) >= 0 && cmp_line(line, hi) <= 0;
+}
+
+int sc_ascend_line_compatible(const char *list, const char *innerversion, char *groups, size_t size)
+{
+    long long line[3];
+    if (size)
+        groups[0] = '\0';
+    if (!sc_ascend_release_line(innerversion, line))
+        return -EINVAL;
+    return each_group(list, line_group, line, groups, size);
+}
+
+/* Drops a "CANN-" prefix: HCCL's own comment shows "[1.83.T8.0.B128:CANN-1.83]". */
+static const char *without_cann_prefix(const char *s)
+{
+    return strncasecmp(s, "CANN-", 5) == 0 ? s + 5 : s;
+}
+
+bool sc_ascend_cfg_running(const char *text, const char *key, char *component, size_t csize,
+                           char *cann, size_t nsize)
+{
+    char value[256];
+    if (!sc_ascend_info_get(text, key, value, sizeof value) || value[0] != '[')
+        return false;
+    const char *colon = strchr(value, ':'), *close = strchr(value, ']');
+    if (!colon || !close || colon > close)
+        return false;
+    const char *name = without_cann_prefix(colon + 1);
+    return copy_value(value + 1, colon, component, csize) && name < close &&
+           copy_value(name, close, cann, nsize);
 }
 
 static bool contains_ci(const char *s, size_t n, const char *word)

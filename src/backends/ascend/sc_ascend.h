@@ -31,6 +31,19 @@ size_t sc_ascend_version_parts(const char *v);
  * 0 outside, -EINVAL when the text holds no well-formed range or fw is not a version. */
 int sc_ascend_fw_in_range(const char *range_text, const char *fw, char *ranges, size_t size);
 
+/* The release line of an Innerversion ("V100R001C19SPC002B225" -> 100, 1, 19); false when the text
+ * does not start with V<n>R<n>C<n>. */
+bool sc_ascend_release_line(const char *innerversion, long long line[3]);
+/* Whether innerversion's release line lies in a compatible_version list: "[V100R001C15],
+ * [V100R001C18]" or ranges "[V100R001C13,V100R001C19]". The groups, as read, go to groups.
+ * Returns 1 inside, 0 outside, -EINVAL when no group is well formed or innerversion is no line. */
+int sc_ascend_line_compatible(const char *list, const char *innerversion, char *groups,
+                              size_t size);
+/* A version.cfg line "key=[7.6.0.1.220:8.0.0]" (the first group when there are several): the
+ * component version and the CANN version ("CANN-" dropped). False when the key has no [a:b]. */
+bool sc_ascend_cfg_running(const char *text, const char *key, char *component, size_t csize,
+                           char *cann, size_t nsize);
+
 /* One kernel-log line of the Ascend drivers that reports a problem. */
 typedef struct {
     char line[SC_ASCEND_KMSG_LINE_MAX]; /* the message, escaped, cut to fit */

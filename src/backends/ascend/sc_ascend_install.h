@@ -23,6 +23,15 @@ typedef struct {
     char package[64];         /* "Ascend-cann-toolkit", "" when not said */
     char arch[32];            /* "x86_64", "aarch64" */
     char via[PATH_MAX];       /* the path it was found through: ".../ascend-toolkit/latest" */
+    char innerversion[64];    /* the install info's innerversion, "" when not said */
+    char compatible[256];     /* its compatible_version (driver release lines), "" when not said */
+    /* The 8.x layout's own words on the version, "" where it says nothing: */
+    char cfg_version[64];    /* CANN version in <via>/version.cfg (runtime_running_version) */
+    char cfg_component[64];  /* the component version beside it ("7.6.0.1.220") */
+    char dir_version[64];    /* the version directory the path names: latest's target, the
+                              * directory latest's links point into, or cann-X.Y.Z's X.Y.Z */
+    char dir_other[64];      /* a second version directory latest's links point into */
+    char dir_other_link[64]; /* the link of latest that points there */
 } sc_ascend_toolkit;
 
 typedef struct {
@@ -37,6 +46,13 @@ bool sc_ascend_install_dir(const sc_root *root, char *buf, size_t size);
  * by real path. */
 void sc_ascend_toolkits_collect(const sc_root *root, const char *install_dir,
                                 sc_ascend_toolkits *out);
+/* Fills the 8.x layout fields of tk (found through tk->via): version.cfg, latest's target or the
+ * version directories latest's links point into. */
+void sc_ascend_layout_read(const sc_root *root, sc_ascend_toolkit *tk);
+/* Adds the layout fields to o: version_cfg{cann, component}, directory_version, and
+ * mixed_directories when latest's links point into two version directories. */
+void sc_ascend_layout_facts(cJSON *o, const sc_ascend_toolkit *tk);
+
 /* facts.toolkits (array) and facts.toolkit (the first, or null with the reason). */
 void sc_ascend_toolkits_facts(cJSON *facts, const sc_ascend_toolkits *tks);
 
