@@ -30,11 +30,22 @@ typedef struct {
     bool passive;            /* capture: the passive probes only, as offline, on any root */
     int argc;                /* the original command line, for the snapshot */
     char **argv;
+    /* Clusters: metrics, Slurm, the run's own deadline. */
+    const char *prometheus_path; /* --prometheus FILE: node_exporter textfile metrics */
+    bool slurm;                  /* --slurm: drain or resume this node through scontrol */
+    const char *scontrol;        /* --scontrol PATH (default: scontrol on PATH) */
+    double deadline_s;           /* --deadline: the whole run's; <= 0: none */
+    double deadline_ms;          /* monotonic time (sc_now_ms) it ends at; 0: none */
 } sc_options;
 
 /* Sets every option to its default. */
 void sc_options_init(sc_options *opt);
 /* Appends item to list; returns 0, or -E2BIG when the list is full. */
 int sc_strlist_add(sc_strlist *list, const char *item);
+/* The deadline of one isolated probe whose own is default_s: --timeout when given, else default_s,
+ * cut to what is left of the run's --deadline (so the whole run ends in time). */
+double sc_opt_probe_timeout(const sc_options *opt, double default_s);
+/* True when the run's --deadline has passed: probes not yet started are skipped. */
+bool sc_opt_deadline_passed(const sc_options *opt);
 
 #endif

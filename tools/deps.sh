@@ -13,6 +13,8 @@ packages=(
   libamdhip64-dev hipcc rocminfo python3-torch librocsparse0 librocrand1
   # benchmarks
   hyperfine
+  # clusters: promtool for the metrics, a one-node Slurm with munge, yamllint for deploy/
+  prometheus slurmctld slurmd slurm-client munge yamllint
 )
 
 missing=()

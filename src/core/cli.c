@@ -4,6 +4,7 @@
 #include "sc_cli.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +14,16 @@
 #include "sc_capture.h"
 #include "sc_explain.h"
 #include "sc_findings_doc.h"
+#include "sc_output.h"
 #include "sc_probe.h"
+#include "sc_prometheus.h"
 #include "sc_redact.h"
 #include "sc_report.h"
 #include "sc_runner.h"
+#include "sc_slurm.h"
 #include "sc_snapshot.h"
 #include "sc_text.h"
+#include "sc_util.h"
 #include "sc_version.h"
 
 static const char usage_text[] =
@@ -28,6 +33,7 @@ static const char usage_text[] =
     "       stackcheck libs [--arch ARCH]... [--json FILE] FILE...\n"
     "       stackcheck diff A.json B.json [--json FILE] [--rtol R] [--atol A]\n"
     "       stackcheck capture [--sysroot DIR] [--json FILE] OUT.tar.gz\n"
+    "       stackcheck fleet [--json FILE] [--factor F] SNAPSHOT...|DIR...\n"
     "\n"
     "Checks an accelerator software stack bottom-up (driver, runtime, libraries, framework, app),\n"
     "names the first layer that fails and why, and writes a JSON snapshot of the environment.\n"
@@ -49,16 +55,28 @@ static const char usage_text[] =
     "  --app CMD            the application's smallest real step, run through /bin/sh -c\n"
     "  --app-script FILE    a Python script run in the framework layer's interpreter\n"
     "  --app-repeat N       run the app step N times (first run apart from steady state)\n"
+    "  --prometheus FILE    write node_exporter textfile-collector metrics to FILE\n"
+    "  --deadline SECONDS   the whole run's deadline: each isolated probe gets at most what is\n"
+    "                       left, probes not started by then are skipped (default: none; 35\n"
+    "                       with --slurm)\n"
+    "  --slurm              Slurm health check or prolog: one line of output; drain this node\n"
+    "                       when the verdict fails, resume it when it passes and stackcheck had\n"
+    "                       drained it (a node drained for another reason is left alone)\n"
+    "  --scontrol PATH      the scontrol --slurm runs (default: scontrol on PATH)\n"
     "  --no-color           no colour (also when NO_COLOR is set)\n"
     "  -q, --quiet          print the verdict only\n"
     "  -v, --verbose        print every finding and each probe's duration\n"
     "  --version            print the version and exit\n"
     "  -h, --help           print this help and exit\n"
     "\n"
+    "The paths of --json, --junit and --prometheus may hold %h (the short host name), %j\n"
+    "(SLURM_JOB_ID, or none), %t (the run's UTC time) and %% (a %); missing directories are\n"
+    "created.\n"
+    "\n"
     "Exit status:\n"
     "  0  every layer that ran passed (warnings allowed)\n"
     "  1  a check failed, crashed or timed out\n"
-    "  2  usage error or unreadable input\n";
+    "  2  usage error or unreadable input; with --slurm also when scontrol failed\n";
 
 enum {
     OPT_JSON = 256,
@@ -75,7 +93,11 @@ enum {
     OPT_ARCH,
     OPT_APP,
     OPT_APP_SCRIPT,
-    OPT_APP_REPEAT
+    OPT_APP_REPEAT,
+    OPT_PROMETHEUS,
+    OPT_SLURM,
+    OPT_SCONTROL,
+    OPT_DEADLINE
 };
 
 static const struct option run_options[] = {
@@ -97,6 +119,10 @@ static const struct option run_options[] = {
     {"app", required_argument, NULL, OPT_APP},
     {"app-script", required_argument, NULL, OPT_APP_SCRIPT},
     {"app-repeat", required_argument, NULL, OPT_APP_REPEAT},
+    {"prometheus", required_argument, NULL, OPT_PROMETHEUS},
+    {"slurm", no_argument, NULL, OPT_SLURM},
+    {"scontrol", required_argument, NULL, OPT_SCONTROL},
+    {"deadline", required_argument, NULL, OPT_DEADLINE},
     {NULL, 0, NULL, 0},
 };
 
@@ -130,13 +156,45 @@ static int add_to(sc_strlist *list, const char *item, const char *what)
     return sc_strlist_add(list, item) == 0 ? 0 : usage_error("too many %s options", what);
 }
 
+/* An output path whose template does not expand is a usage error now, not after the run. */
+static int output_path(const char **slot, const char *tmpl)
+{
+    char path[PATH_MAX];
+    sc_error err = {0};
+    if (sc_output_path(tmpl, path, sizeof path, &err) < 0)
+        return usage_error("%s", err.message);
+    *slot = tmpl;
+    return 0;
+}
+
+static int seconds(const char *text, const char *name, double *out)
+{
+    char *end;
+    *out = strtod(text, &end);
+    if (*end || end == text || !(*out > 0) || *out > 86400)
+        return usage_error("invalid %s '%s' (seconds, > 0)", name, text);
+    return 0;
+}
+
+/* The options of clusters: metrics, Slurm, the run's deadline. */
+static int apply_cluster_option(int c, sc_options *opt)
+{
+    switch (c) {
+    case OPT_PROMETHEUS: return output_path(&opt->prometheus_path, optarg);
+    case OPT_SLURM: opt->slurm = true; return 0;
+    case OPT_SCONTROL: opt->scontrol = optarg; return 0;
+    case OPT_DEADLINE: return seconds(optarg, "--deadline", &opt->deadline_s);
+    default: return SC_EXIT_USAGE;
+    }
+}
+
 /* Applies one parsed option; returns 0, 1 (help or version printed) or SC_EXIT_USAGE. */
 static int apply_option(int c, sc_options *opt)
 {
     char *end;
     switch (c) {
-    case OPT_JSON: opt->json_path = optarg; break;
-    case OPT_JUNIT: opt->junit_path = optarg; break;
+    case OPT_JSON: return output_path(&opt->json_path, optarg);
+    case OPT_JUNIT: return output_path(&opt->junit_path, optarg);
     case OPT_SYSROOT: opt->sysroot = optarg; break;
     case OPT_KEEP_GOING: opt->keep_going = true; break;
     case OPT_NO_COLOR: opt->color = false; break;
@@ -149,11 +207,7 @@ static int apply_option(int c, sc_options *opt)
     case OPT_ARCH: return add_to(&opt->archs, optarg, "--arch");
     case OPT_APP: opt->app_cmd = optarg; break;
     case OPT_APP_SCRIPT: opt->app_script = optarg; break;
-    case OPT_TIMEOUT:
-        opt->timeout_s = strtod(optarg, &end);
-        if (*end || opt->timeout_s <= 0 || opt->timeout_s > 86400)
-            return usage_error("invalid --timeout '%s' (seconds, > 0)", optarg);
-        break;
+    case OPT_TIMEOUT: return seconds(optarg, "--timeout", &opt->timeout_s);
     case OPT_APP_REPEAT:
         opt->app_repeat = (int)strtol(optarg, &end, 10);
         if (*end || opt->app_repeat < 1 || opt->app_repeat > 10000)
@@ -161,7 +215,7 @@ static int apply_option(int c, sc_options *opt)
         break;
     case OPT_VERSION: printf("stackcheck %s\n", SC_VERSION); return 1;
     case 'h': fputs(usage_text, stdout); return 1;
-    default: return SC_EXIT_USAGE;
+    default: return apply_cluster_option(c, opt);
     }
     return 0;
 }
@@ -187,21 +241,34 @@ int sc_parse_run_options(int argc, char **argv, sc_options *opt)
         optind++;
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
+    if (opt->slurm && opt->deadline_s <= 0)
+        opt->deadline_s = SC_SLURM_DEADLINE_S; /* under Slurm's 60 s for a health check */
     return 0;
 }
 
+/* Says why an output could not be written; returns SC_EXIT_USAGE. */
+static int output_failed(const sc_error *err)
+{
+    sc_print_line(stderr, "stackcheck: ", "%s", err->message);
+    return SC_EXIT_USAGE;
+}
+
+/* Writes each output asked for to its template's path (sc_output_path). */
 static int write_outputs(const cJSON *snapshot, const sc_run_state *rs, const sc_options *opt)
 {
+    char path[PATH_MAX];
     sc_error err = {0};
     int rc = 0;
-    if (opt->json_path && sc_snapshot_write(snapshot, opt->json_path, &err) < 0) {
-        sc_print_line(stderr, "stackcheck: ", "%s", err.message);
-        rc = SC_EXIT_USAGE;
-    }
-    if (opt->junit_path && sc_junit_write(rs, opt->junit_path, &err) < 0) {
-        sc_print_line(stderr, "stackcheck: ", "%s", err.message);
-        rc = SC_EXIT_USAGE;
-    }
+    if (opt->json_path && (sc_output_path(opt->json_path, path, sizeof path, &err) < 0 ||
+                           sc_snapshot_write(snapshot, path, &err) < 0))
+        rc = output_failed(&err);
+    if (opt->junit_path && (sc_output_path(opt->junit_path, path, sizeof path, &err) < 0 ||
+                            sc_junit_write(rs, path, &err) < 0))
+        rc = output_failed(&err);
+    if (opt->prometheus_path &&
+        (sc_output_path(opt->prometheus_path, path, sizeof path, &err) < 0 ||
+         sc_prometheus_write(snapshot, path, &err) < 0))
+        rc = output_failed(&err);
     return rc;
 }
 
@@ -227,7 +294,9 @@ int sc_cmd_run(int argc, char **argv)
     bool json_stdout = opt.json_path && strcmp(opt.json_path, "-") == 0;
     FILE *report = json_stdout ? stderr : stdout;
     const char *no_color = getenv("NO_COLOR");
-    opt.color = opt.color && isatty(fileno(report)) && !(no_color && *no_color);
+    opt.color = opt.color && !opt.slurm && isatty(fileno(report)) && !(no_color && *no_color);
+    if (opt.deadline_s > 0)
+        opt.deadline_ms = sc_now_ms() + opt.deadline_s * 1000.0;
     cJSON *snapshot = sc_snapshot_new(&opt, &root);
     if (!snapshot) {
         fputs("stackcheck: out of memory\n", stderr);
@@ -242,9 +311,12 @@ int sc_cmd_run(int argc, char **argv)
     sc_redact_json(snapshot);
     sc_snapshot_add_run(snapshot, &rs);
     sc_snapshot_add_not_read(snapshot);
-    sc_report_print(report, snapshot, &rs, opt.color, opt.verbosity);
+    if (!opt.slurm) /* --slurm says one line, after it acted */
+        sc_report_print(report, snapshot, &rs, opt.color, opt.verbosity);
     fflush(report);
     int out_rc = write_outputs(snapshot, &rs, &opt);
+    if (opt.slurm)
+        exit_code = sc_slurm_act(snapshot, &opt, exit_code, report);
     cJSON_Delete(snapshot);
     sc_run_state_free(&rs);
     sc_root_close(&root);
@@ -324,8 +396,8 @@ typedef struct {
 } subcommand;
 
 static const subcommand subcommands[] = {
-    {"explain", sc_cmd_explain}, {"list", sc_cmd_list},       {"libs", sc_cmd_libs},
-    {"diff", sc_cmd_diff},       {"capture", sc_cmd_capture},
+    {"explain", sc_cmd_explain}, {"list", sc_cmd_list},   {"libs", sc_cmd_libs},
+    {"diff", sc_cmd_diff},       {"fleet", sc_cmd_fleet}, {"capture", sc_cmd_capture},
 };
 
 int sc_main(int argc, char **argv)

@@ -195,9 +195,9 @@ static int write_atomic(const char *shown, const char *real, const struct stat *
     const char *base = sc_path_dirname(real, dir, sizeof dir);
     if (!*base)
         return sc_error_set(err, -EISDIR, "cannot write %s: it names a directory", shown);
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dfd = sc_output_open_dir(dir, shown, err);
     if (dfd < 0)
-        return sc_error_set(err, -errno, "cannot create %s: %s: %s", shown, dir, strerror(errno));
+        return dfd;
     clean_stale(dfd, base);
     int fd = create_temp(dfd, base, 0644, tmp, sizeof tmp);
     if (fd < 0) {

@@ -68,9 +68,9 @@ static void run_isolated(const sc_probe *probe, const sc_ctx *ctx, sc_result *re
                          char *tail, size_t tail_size)
 {
     child_job job = {probe, ctx};
-    double timeout = ctx->opt->timeout_s > 0 ? ctx->opt->timeout_s : probe->timeout_s;
+    double timeout = sc_opt_probe_timeout(ctx->opt, probe->timeout_s > 0 ? probe->timeout_s : 30.0);
     sc_isolate_report rep;
-    int rc = sc_isolate_run(child_run, &job, timeout > 0 ? timeout : 30.0, &rep);
+    int rc = sc_isolate_run(child_run, &job, timeout, &rep);
     *ms = rep.duration_ms;
     snprintf(tail, tail_size, "%s", rep.output_tail);
     if (rc < 0) {
@@ -206,11 +206,15 @@ static void run_probe(sc_run_state *rs, size_t i, const sc_ctx *ctx,
     bool not_applicable = false;
     double ms = 0, start = sc_now_ms();
     sc_status st;
-    bool blocked = sc_gate_blocks(probe, ctx, why, sizeof why, &not_applicable);
+    bool late = sc_opt_deadline_passed(ctx->opt); /* --deadline: what is left is not started */
+    if (late)
+        snprintf(why, sizeof why, "the run's deadline (--deadline %g s) passed",
+                 ctx->opt->deadline_s);
+    bool blocked = late || sc_gate_blocks(probe, ctx, why, sizeof why, &not_applicable);
     bool offline_skip = blocked && ctx->offline && probe->active;
     if (blocked) {
         sc_result_skip(&res, not_applicable, "%s", why);
-        if (!not_applicable)
+        if (!not_applicable && !late)
             add_inventory(probe, ctx, &res);
         st = SC_STATUS_SKIP;
         ms = sc_now_ms() - start;

@@ -22,6 +22,8 @@ int sc_cmd_list(int argc, char **argv);
 int sc_cmd_libs(int argc, char **argv);
 /* `stackcheck diff A.json B.json [--json FILE] [--rtol R --atol A]`. */
 int sc_cmd_diff(int argc, char **argv);
+/* `stackcheck fleet [--json FILE] [--factor F] SNAPSHOT...|DIR...`. */
+int sc_cmd_fleet(int argc, char **argv);
 /* Parses the options of `run` into opt; returns 0, 1 for --help/--version (already printed), or
  * SC_EXIT_USAGE with a message on standard error. */
 int sc_parse_run_options(int argc, char **argv, sc_options *opt);

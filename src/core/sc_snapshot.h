@@ -28,5 +28,9 @@ int sc_snapshot_write(const cJSON *json, const char *path, sc_error *err);
  * FIFO waits for its writer, as cat does); never a directory or socket. NULL and err filled on
  * failure. */
 cJSON *sc_json_read_file(const char *path, size_t max_bytes, sc_error *err);
+/* The same for a regular file only, opened without ever waiting (sc_open_regular): a FIFO, socket,
+ * device or directory is refused, never opened. For the many files of a directory, where nothing
+ * may block. */
+cJSON *sc_json_read_regular(const char *path, size_t max_bytes, sc_error *err);
 
 #endif

@@ -117,6 +117,49 @@ static int open_input(const char *path)
     return fd;
 }
 
+/* True when text ends inside a string or with an object or array still open: a file cut short
+ * (a node that died while writing without the atomic writer, a copy cut off), said apart from
+ * one that is wrong all through. */
+static bool ends_open(const char *text, size_t n)
+{
+    long depth = 0;
+    bool in_string = false, escaped = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = text[i];
+        if (in_string) {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    return n > 0 && (in_string || depth > 0);
+}
+
+/* Reads fd (sized by hint) to its end within max_bytes and parses it; path names it in err. */
+static cJSON *parse_fd(int fd, const char *path, size_t hint, size_t max_bytes, sc_error *err)
+{
+    char *text = NULL;
+    long n = sc_read_fd(fd, hint, max_bytes + 1, &text);
+    close(fd);
+    cJSON *json = NULL;
+    if (n > (long)max_bytes)
+        sc_error_set(err, -EFBIG, "%s is larger than %zu bytes", path, max_bytes);
+    else if (n < 0)
+        sc_error_set(err, (int)n, "cannot read %s: %s", path, sc_root_strerror((int)n));
+    else if (!(json = cJSON_ParseWithLength(text, (size_t)n)) && ends_open(text, (size_t)n))
+        sc_error_set(err, -EINVAL, "%s is not valid JSON: it ends early (truncated)", path);
+    else if (!json)
+        sc_error_set(err, -EINVAL, "%s is not valid JSON (near byte %td)", path,
+                     cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - text : (ptrdiff_t)0);
+    free(text);
+    return json;
+}
+
 cJSON *sc_json_read_file(const char *path, size_t max_bytes, sc_error *err)
 {
     int fd = open_input(path);
@@ -124,17 +167,16 @@ cJSON *sc_json_read_file(const char *path, size_t max_bytes, sc_error *err)
         sc_error_set(err, fd, "cannot open %s: %s", path, sc_root_strerror(fd));
         return NULL;
     }
-    char *text = NULL;
-    long n = sc_read_fd(fd, 0, max_bytes + 1, &text);
-    close(fd);
-    cJSON *json = NULL;
-    if (n > (long)max_bytes)
-        sc_error_set(err, -EFBIG, "%s is larger than %zu bytes", path, max_bytes);
-    else if (n < 0)
-        sc_error_set(err, (int)n, "cannot read %s: %s", path, sc_root_strerror((int)n));
-    else if (!(json = cJSON_ParseWithLength(text, (size_t)n)))
-        sc_error_set(err, -EINVAL, "%s is not valid JSON (near byte %td)", path,
-                     cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - text : (ptrdiff_t)0);
-    free(text);
-    return json;
+    return parse_fd(fd, path, 0, max_bytes, err);
+}
+
+cJSON *sc_json_read_regular(const char *path, size_t max_bytes, sc_error *err)
+{
+    struct stat st;
+    int fd = sc_open_regular(path, &st);
+    if (fd < 0) {
+        sc_error_set(err, fd, "cannot open %s: %s", path, sc_root_strerror(fd));
+        return NULL;
+    }
+    return parse_fd(fd, path, (size_t)st.st_size + 1, max_bytes, err); /* +1: sees the end */
 }

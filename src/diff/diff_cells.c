@@ -104,43 +104,61 @@ static void memory_text(double bytes, char *buf, size_t size)
     snprintf(buf, size, gib < 10 ? "%.1f GiB" : "%.0f GiB", gib);
 }
 
-static cJSON *devices_cell(const cJSON *platform)
+/* "8 x MI250X (gfx90a, 64 GiB)". */
+static void device_text(cell *c, const cJSON *d)
 {
-    cell c = {0};
-    const cJSON *d;
-    cJSON_ArrayForEach (d, sc_diff_get(platform, "devices")) {
-        char count[32], mem[32];
-        const char *arch = sc_json_str(d, "arch");
-        const cJSON *bytes = sc_diff_get(d, "memory_bytes");
-        if (!cell_next(&c))
-            continue;
-        snprintf(count, sizeof count, "%.0f x ", cJSON_GetNumberValue(sc_diff_get(d, "count")));
-        cell_put(&c, count);
-        cell_put(&c, sc_json_str(d, "name") ? sc_json_str(d, "name") : "device");
-        mem[0] = '\0';
-        if (cJSON_IsNumber(bytes))
-            memory_text(bytes->valuedouble, mem, sizeof mem);
-        if (arch || mem[0]) {
-            cell_put(&c, " (");
-            cell_put(&c, arch);
-            cell_put(&c, arch && mem[0] ? ", " : "");
-            cell_put(&c, mem);
-            cell_put(&c, ")");
-        }
+    char count[32], mem[32];
+    const char *arch = sc_json_str(d, "arch");
+    const cJSON *bytes = sc_diff_get(d, "memory_bytes");
+    snprintf(count, sizeof count, "%.0f x ", cJSON_GetNumberValue(sc_diff_get(d, "count")));
+    cell_put(c, count);
+    cell_put(c, sc_json_str(d, "name") ? sc_json_str(d, "name") : "device");
+    mem[0] = '\0';
+    if (cJSON_IsNumber(bytes))
+        memory_text(bytes->valuedouble, mem, sizeof mem);
+    if (arch || mem[0]) {
+        cell_put(c, " (");
+        cell_put(c, arch);
+        cell_put(c, arch && mem[0] ? ", " : "");
+        cell_put(c, mem);
+        cell_put(c, ")");
     }
-    return cell_json(&c, more_of(platform, "devices"));
 }
 
-/* "name version (where)", each part when known. */
+/* "2.3.0 hip 6.0.32830": version and build, without the devices torch sees. */
+static void torch_text(cell *c, const cJSON *t)
+{
+    cell_words(c, sc_json_str(t, "version"), sc_json_str(t, "build"), NULL);
+    cell_put(c, sc_json_str(t, "build_version") ? " " : "");
+    cell_put(c, sc_json_str(t, "build_version"));
+}
+
+/* One entry of role written into c. */
+static void entry_text(cell *c, const char *role, const cJSON *e)
+{
+    if (strcmp(role, "devices") == 0)
+        device_text(c, e);
+    else if (strcmp(role, "torch") == 0)
+        torch_text(c, e);
+    else
+        cell_words(c, sc_json_str(e, "name"), sc_json_str(e, "version"), sc_json_str(e, "where"));
+}
+
+void sc_diff_entry_text(const char *role, const cJSON *entry, char *buf, size_t size)
+{
+    cell c = {0};
+    entry_text(&c, role, entry);
+    sc_text_copy(buf, size, c.text);
+}
+
+/* Every entry of a list role, "name version (where)" or a device each. */
 static cJSON *entries_cell(const cJSON *platform, const char *role)
 {
     cell c = {0};
     const cJSON *e;
     cJSON_ArrayForEach (e, sc_diff_get(platform, role)) {
-        const char *name = sc_json_str(e, "name"), *version = sc_json_str(e, "version");
-        const char *where = sc_json_str(e, "where");
         if (cell_next(&c))
-            cell_words(&c, name, version, where);
+            entry_text(&c, role, e);
     }
     return cell_json(&c, more_of(platform, role));
 }
@@ -153,9 +171,7 @@ static cJSON *torch_cell(const cJSON *platform)
     if (!sc_json_str(t, "version"))
         return cJSON_CreateNull();
     cell_next(&c);
-    cell_words(&c, sc_json_str(t, "version"), sc_json_str(t, "build"), NULL);
-    cell_put(&c, sc_json_str(t, "build_version") ? " " : "");
-    cell_put(&c, sc_json_str(t, "build_version"));
+    torch_text(&c, t);
     if (cJSON_IsNumber(count)) {
         char n[48];
         snprintf(n, sizeof n, ", %.0f device%s", count->valuedouble,
@@ -169,8 +185,6 @@ cJSON *sc_diff_cell(const cJSON *platform, const char *role)
 {
     if (strcmp(role, "backend") == 0)
         return backend_cell(platform);
-    if (strcmp(role, "devices") == 0)
-        return devices_cell(platform);
     if (strcmp(role, "torch") == 0)
         return torch_cell(platform);
     return entries_cell(platform, role);

@@ -133,6 +133,10 @@ cJSON *sc_diff_platform(sc_diff_side *side, bool *oom);
  * run on different backends, and summarised then names the probes whose changes the table sums
  * up (the backend-specific probes of a backend only one side runs on). */
 cJSON *sc_diff_platforms(sc_diff_acc *acc);
+/* One entry of a platform's role as text (the cells of the table are made of these): a devices
+ * entry "8 x MI250X (gfx90a, 64 GiB)", a torch "2.3.0 hip 6.0.32830" (without the devices it
+ * sees), any other role's "name version (where)"; "" when the entry names nothing. */
+void sc_diff_entry_text(const char *role, const cJSON *entry, char *buf, size_t size);
 /* Prints the platforms table of a diff whose platforms differ (nothing otherwise). */
 void sc_diff_print_platforms(FILE *out, const cJSON *platforms);
 /* Indexes the probe ids of platforms.summarised when the platforms differ (else nothing). */

@@ -5,26 +5,17 @@
 #include "sc_python.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sc_reap.h"
+#include "sc_exec.h"
 #include "sc_util.h"
 
 #define LOCATE_TIMEOUT_MS 20000.0
-#define DRAIN_GRACE_MS                                                                             \
-    200.0 /* after it exits: output still in the pipe, not a child holding it                      \
-           */
-#define KILL_WAIT_MS 2000.0
-#define LOCATE_OUTPUT_MAX (1u << 20)
 #define MARKER "SC-PYINFO:"
 
 /* The script the interpreter runs to report itself (probes/python_locate.py, embedded). */
@@ -127,59 +118,6 @@ void sc_python_find_libpython(sc_python_info *info)
            info->ldlibrary[0] ? info->ldlibrary : "?");
 }
 
-/* Reads what fd has within wait_ms into out (bounded); false at end of file or on an error. */
-static bool read_some(int fd, sc_buf *out, int wait_ms)
-{
-    char chunk[4096];
-    struct pollfd pfd = {.fd = fd, .events = POLLIN};
-    int n = poll(&pfd, 1, wait_ms);
-    if (n <= 0)
-        return n == 0 || errno == EINTR;
-    ssize_t r = read(fd, chunk, sizeof chunk);
-    if (r < 0)
-        return errno == EINTR || errno == EAGAIN;
-    if (r > 0 && out->len < LOCATE_OUTPUT_MAX)
-        sc_buf_append(out, chunk, (size_t)r);
-    return r > 0;
-}
-
-/* Reads the interpreter's stdout until it exits (then for a short grace only: a child it left
- * may hold the pipe open forever) or the deadline passes; an interpreter that closed its stdout is
- * still waited for only until the deadline. True with *status when it exited. */
-static bool read_until_exit(pid_t pid, int fd, sc_buf *out, double deadline, int *status)
-{
-    bool exited = false, eof = false;
-    double stop = deadline;
-    while (!eof && sc_now_ms() < stop) {
-        double left = stop - sc_now_ms();
-        eof = !read_some(fd, out, left < 50 ? (int)left + 1 : 50);
-        if (!exited && waitpid(pid, status, WNOHANG) == pid) {
-            exited = true;
-            if (sc_now_ms() + DRAIN_GRACE_MS < stop)
-                stop = sc_now_ms() + DRAIN_GRACE_MS;
-        }
-    }
-    return exited || sc_reap_wait(pid, status, deadline);
-}
-
-/* The child half: its own process group, killed when the parent dies, stdout to the pipe, stdin
- * and stderr to /dev/null, then exec (PATH search when python has no slash, as a shell would do,
- * but without one). */
-static void exec_locate(const char *python, int out_fd)
-{
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int devnull = open("/dev/null", O_RDWR);
-    if (devnull >= 0) {
-        dup2(devnull, 0);
-        dup2(devnull, 2);
-    }
-    dup2(out_fd, 1);
-    char *argv[] = {(char *)python, "-c", (char *)sc_py_python_locate, NULL};
-    execvp(python, argv);
-    _exit(127);
-}
-
 /* The verdict on the interpreter's wait status. */
 static int locate_status(const char *python, int status, sc_error *err)
 {
@@ -196,35 +134,10 @@ static int locate_status(const char *python, int status, sc_error *err)
  * Whatever it started (in its group or not) is killed before this returns. */
 static int run_locate(const char *python, double timeout_ms, sc_buf *out, sc_error *err)
 {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) < 0)
-        return sc_error_set(err, -errno, "pipe: %s", strerror(errno));
-    sc_reap_subreaper();
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        close(fds[0]);
-        close(fds[1]);
-        return sc_error_set(err, -e, "fork: %s", strerror(e));
-    }
-    if (pid == 0)
-        exec_locate(python, fds[1]);
-    setpgid(pid, pid); /* also here, so the group exists before any kill */
-    close(fds[1]);
+    const char *const argv[] = {python, "-c", sc_py_python_locate, NULL};
     int status = 0;
-    bool exited = read_until_exit(pid, fds[0], out, sc_now_ms() + timeout_ms, &status);
-    close(fds[0]);
-    if (!exited) {
-        kill(-pid, SIGKILL);
-        sc_reap_wait(pid, NULL, sc_now_ms() + KILL_WAIT_MS);
-    }
-    sc_reap_descendants(); /* daemons it started, setsid'd out of its group or not */
-    if (!exited)
-        return sc_error_set(err, -ETIMEDOUT,
-                            "%s did not finish within %.1f s; it and everything it started were "
-                            "killed",
-                            python, timeout_ms / 1000);
-    return locate_status(python, status, err);
+    int rc = sc_exec_capture(argv, timeout_ms, false, out, &status, err);
+    return rc < 0 ? rc : locate_status(python, status, err);
 }
 
 /* One run asks up to three times (the libraries, framework and app layers): the interpreter's

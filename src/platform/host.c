@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,35 @@ static void add_kernel_arch(cJSON *host, const sc_root *root)
         sc_fact_null(host, "arch", "offline (--sysroot) and no /proc/sys/kernel/arch");
 }
 
+bool sc_host_short_name(char *buf, size_t size)
+{
+    char name[HOST_NAME_MAX + 1] = "";
+    if (gethostname(name, sizeof name) < 0 || !name[0])
+        return false;
+    name[strcspn(name, ".")] = '\0';
+    sc_text_copy(buf, size, name);
+    return buf[0] != '\0';
+}
+
+/* The node's name as its kernel has it; offline, the image's own record of it. Not a secret: it
+ * names the node in `stackcheck fleet` and is what Slurm and Kubernetes call it too. */
+static void add_hostname(cJSON *host, const sc_root *root)
+{
+    struct utsname u;
+    char buf[256];
+    if (root->is_host && uname(&u) == 0 && u.nodename[0]) {
+        snprintf(buf, sizeof buf, "%s\n", u.nodename); /* where a capture's replay reads it */
+        sc_root_note_live(root, "/proc/sys/kernel/hostname", buf, strlen(buf), 0);
+        sc_fact_str(host, "hostname", u.nodename, NULL);
+    } else if (sc_root_read_line(root, "/proc/sys/kernel/hostname", buf, sizeof buf) == 0 && buf[0])
+        sc_fact_str(host, "hostname", buf, NULL);
+    else if (sc_root_read_line(root, "/etc/hostname", buf, sizeof buf) == 0 && buf[0])
+        sc_fact_str(host, "hostname", buf, NULL);
+    else
+        sc_fact_null(host, "hostname",
+                     "offline (--sysroot) and no /proc/sys/kernel/hostname or /etc/hostname");
+}
+
 static cJSON *user_collect(const sc_root *root)
 {
     cJSON *user = cJSON_CreateObject();
@@ -198,6 +228,7 @@ cJSON *sc_host_collect(const sc_root *root)
     cJSON *host = cJSON_CreateObject();
     if (!host)
         return NULL;
+    add_hostname(host, root);
     cJSON_AddItemToObject(host, "os", os_collect(root));
     add_kernel_arch(host, root);
     add_cpu(host, root);

@@ -10,12 +10,14 @@
 
 #include "sc_sysroot.h"
 
-/* The host object of the snapshot: os, kernel, arch, cpu, container, user. */
+/* The host object of the snapshot: hostname, os, kernel, arch, cpu, container, user. */
 cJSON *sc_host_collect(const sc_root *root);
 /* The group name of gid from the root's /etc/group into buf; returns false when unknown. */
 bool sc_group_name(const sc_root *root, gid_t gid, char *buf, size_t size);
 /* The user name of uid from the root's /etc/passwd into buf; returns false when unknown. */
 bool sc_user_name(const sc_root *root, uid_t uid, char *buf, size_t size);
+/* This machine's host name up to its first '.', into buf (cut to fit); false when it has none. */
+bool sc_host_short_name(char *buf, size_t size);
 /* True when this process has gid as its effective or a supplementary group. */
 bool sc_process_in_group(gid_t gid);
 /* Detects a container from the root's marker files and /proc/1/cgroup; kind is "docker",
