@@ -36,6 +36,7 @@ typedef struct {
     bool app_profile;        /* --app-profile: the script's last repetition under the profiler */
     const char *app_trace;   /* --app-trace FILE: its Chrome trace (implies --app-profile) */
     int collective_ranks;    /* --collective-ranks N; 0: one per device */
+    bool passive;            /* capture: the passive probes only, as offline, on any root */
     int argc;                /* the original command line, for the snapshot */
     char **argv;
     /* Clusters: metrics, Slurm, the run's own deadline. */

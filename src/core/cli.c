@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sc_capture.h"
 #include "sc_explain.h"
 #include "sc_findings_doc.h"
 #include "sc_live.h"
@@ -32,6 +33,7 @@ static const char usage_text[] =
     "       stackcheck list\n"
     "       stackcheck libs [--arch ARCH]... [--json FILE] FILE...\n"
     "       stackcheck diff A.json B.json [--json FILE] [--rtol R] [--atol A]\n"
+    "       stackcheck capture [--sysroot DIR] [--json FILE] OUT.tar.gz\n"
     "       stackcheck fleet [--json FILE] [--factor F] SNAPSHOT...|DIR...\n"
     "\n"
     "Checks an accelerator software stack bottom-up (driver, runtime, libraries, framework, app),\n"
@@ -41,7 +43,9 @@ static const char usage_text[] =
     "  --json FILE          write the snapshot to FILE (- for standard output; the report then\n"
     "                       goes to standard error)\n"
     "  --junit FILE         write a JUnit XML file, one test case per probe\n"
-    "  --sysroot DIR        inspect the root file system DIR offline (active probes are skipped)\n"
+    "  --sysroot DIR        inspect the root file system DIR offline (active probes are skipped);\n"
+    "                       DIR may be a capture (OUT.tar.gz of stackcheck capture, or its\n"
+    "                       unpacked directory), replayed as the captured machine answered\n"
     "  --keep-going         run every layer, also above a failed one\n"
     "  --timeout SECONDS    deadline of each isolated probe (default: the probe's own)\n"
     "  --hip-library PATH   the HIP runtime library to load (default: what the loader finds)\n"
@@ -442,7 +446,7 @@ typedef struct {
 
 static const subcommand subcommands[] = {
     {"explain", sc_cmd_explain}, {"list", sc_cmd_list},   {"libs", sc_cmd_libs},
-    {"diff", sc_cmd_diff},       {"fleet", sc_cmd_fleet},
+    {"diff", sc_cmd_diff},       {"fleet", sc_cmd_fleet}, {"capture", sc_cmd_capture},
 };
 
 int sc_main(int argc, char **argv)

@@ -90,7 +90,8 @@ char *sc_redact_tail(const char *raw, size_t n, bool cut_front, size_t keep)
     return red;
 }
 
-cJSON *sc_env_capture(char *const *envp)
+/* The variables of envp that keep() accepts, values scrubbed, secret names blanked. */
+static cJSON *env_capture_if(char *const *envp, bool (*keep)(const char *name))
 {
     cJSON *env = cJSON_CreateObject();
     for (int i = 0; env && envp && envp[i]; i++) {
@@ -100,7 +101,7 @@ cJSON *sc_env_capture(char *const *envp)
             continue;
         memcpy(name, envp[i], (size_t)(eq - envp[i]));
         name[eq - envp[i]] = '\0';
-        if (!sc_env_allowed(name))
+        if (!keep(name))
             continue;
         cJSON_DeleteItemFromObject(env, name);
         if (sc_env_name_secret(name)) {
@@ -113,6 +114,16 @@ cJSON *sc_env_capture(char *const *envp)
     }
     sc_redact_json(env); /* the names too: an allowed prefix may be followed by any bytes */
     return env;
+}
+
+cJSON *sc_env_capture(char *const *envp)
+{
+    return env_capture_if(envp, sc_env_allowed);
+}
+
+cJSON *sc_env_capture_replayed(char *const *envp)
+{
+    return env_capture_if(envp, sc_env_replayed);
 }
 
 /* The key of an object member made clean; the key is owned by cJSON unless marked constant. */

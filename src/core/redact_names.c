@@ -54,6 +54,22 @@ bool sc_env_allowed(const char *name)
     return false;
 }
 
+/* The variables the passive probes look files up by, beyond the allowlist. */
+static const char *const lookup_names[] = {
+    "HOME", "PYENV_ROOT", "PYENV_VERSION", "PYTHONNOUSERSITE", "container", NULL};
+/* Variables that act on what a process runs: a replay never sets them in its own environment. */
+static const char *const never_set[] = {"LD_PRELOAD", "LD_AUDIT", NULL};
+
+bool sc_env_replayed(const char *name)
+{
+    return sc_env_allowed(name) || sc_backend_list_has(lookup_names, name);
+}
+
+bool sc_env_settable(const char *name)
+{
+    return sc_env_replayed(name) && !sc_backend_list_has(never_set, name);
+}
+
 static bool ends_with_any(const char *word, size_t len, const char *const *list)
 {
     for (int i = 0; list[i]; i++) {

@@ -287,7 +287,7 @@ int sc_run_probes(const sc_probe *const *table, const sc_options *opt, const sc_
 {
     if (sc_run_state_init(rs, table) < 0)
         return 1;
-    sc_ctx ctx = {.opt = opt, .root = root, .offline = !root->is_host, .run = rs};
+    sc_ctx ctx = {.opt = opt, .root = root, .offline = !root->is_host || opt->passive, .run = rs};
     /* Nothing a probe starts can escape to init during the run, and nothing outlives it. */
     sc_reap_subreaper();
     if (opt->jobs > 1) {

@@ -13,6 +13,13 @@
 /* True when the variable name matters to an accelerator stack (device visibility, runtime, loader,
  * Python, framework variables). */
 bool sc_env_allowed(const char *name);
+/* True for the variables a capture records (each value scrubbed as the snapshot's): the allowlist,
+ * and those the passive probes look files up by (HOME, PYENV_ROOT, PYENV_VERSION,
+ * PYTHONNOUSERSITE, container). */
+bool sc_env_replayed(const char *name);
+/* True for those a replay sets in its own environment: all of them but LD_PRELOAD and LD_AUDIT,
+ * which act on what a process runs. */
+bool sc_env_settable(const char *name);
 /* True when an environment name looks like it holds a secret: it contains TOKEN, SECRET,
  * PASSWORD, PASSWD, PASSPHRASE, KEY, CREDENTIAL, AUTH, COOKIE or PRIVATE, or its last word is one
  * that sc_secret_name knows (*_PSK, *_PWD, *_PASS...). NCCL_IB_PKEY (a partition index) is not. */
@@ -53,6 +60,20 @@ void sc_print_vline(FILE *out, const char *prefix, const char *fmt, va_list ap)
 /* The env object of the snapshot from envp: allowed names only, values scrubbed, secret names
  * kept with the value "[redacted]". */
 cJSON *sc_env_capture(char *const *envp);
+/* The same for a capture's manifest: the names sc_env_replayed accepts. */
+cJSON *sc_env_capture_replayed(char *const *envp);
+/* True for a file a capture never holds, even when a probe read it: shadow files, sudoers,
+ * /proc/PID/environ, SSH, GnuPG, cloud and registry credentials, key files. */
+bool sc_redact_capture_denied(const char *path);
+/* What a capture holds of the file at path (an absolute path inside the captured root), n bytes
+ * of data. Returns 0 when it is kept as it is (binary data, with a NUL byte), 1 with *out
+ * (malloc'd, *out_len bytes) to hold instead, or -ENOMEM. /etc/passwd and /etc/group are reduced to
+ * the lines of system accounts (ids below 1000, and 65534) and of the ids in keep[0..nkeep), as
+ * "name:x:uid:gid:::" and "name:x:gid:" (no real names, homes, shells, hashes or members); any
+ * other text is scrubbed as sc_redact_text does, its other bytes unchanged (a replay reads them).
+ */
+int sc_redact_capture(const char *path, const char *data, size_t n, const unsigned *keep,
+                      size_t nkeep, char **out, size_t *out_len);
 /* The one door out: every string and object key in the tree made valid UTF-8 and redacted, in
  * place. Every output (snapshot, report, JUnit, diff, libs) is produced from a tree that went
  * through it. */

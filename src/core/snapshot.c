@@ -38,7 +38,7 @@ cJSON *sc_snapshot_new(const sc_options *opt, const sc_root *root)
     if (root->is_host)
         cJSON_AddNullToObject(s, "sysroot");
     else
-        cJSON_AddStringToObject(s, "sysroot", root->path);
+        cJSON_AddStringToObject(s, "sysroot", root->given);
     cJSON_AddItemToObject(s, "host", sc_host_collect(root));
     cJSON_AddItemToObject(s, "env", sc_env_capture(environ));
     return s;

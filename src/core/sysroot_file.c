@@ -3,12 +3,14 @@
  * bounded, and every refusal is kept so the snapshot can say what was not read and why. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sc_sysroot.h"
+#include "sc_sysroot_capture.h"
 #include "sc_text.h"
 #include "sc_util.h"
 
@@ -68,14 +70,19 @@ void sc_root_refusals_clear(void)
 
 const char *sc_root_strerror(int code)
 {
+    if (code == -SC_EOMITTED)
+        return "omitted from the capture (over its size limits, or it may hold secrets)";
     return code == -SC_ENOTREG ? "not a regular file (a FIFO, socket or device)" : strerror(-code);
 }
 
-/* 0 when fd is a regular file (st filled); -EISDIR, or -SC_ENOTREG with path recorded. */
-static int check_regular(int fd, const char *path, struct stat *st)
+/* 0 when fd is a regular file (st filled); -EISDIR, or -SC_ENOTREG with path recorded. Inside a
+ * capture's root (root not NULL) st says what the captured machine's file was. */
+static int check_regular(const sc_root *root, int fd, const char *path, struct stat *st)
 {
     if (fstat(fd, st) < 0)
         return -errno;
+    if (root && sc_replay_fix_stat(root, st) == -SC_EOMITTED)
+        return -SC_EOMITTED;
     if (S_ISREG(st->st_mode))
         return 0;
     if (S_ISDIR(st->st_mode))
@@ -84,26 +91,27 @@ static int check_regular(int fd, const char *path, struct stat *st)
     return -SC_ENOTREG;
 }
 
-/* Opens path for reading through the lookup function open_fn (O_PATH first); see sc_sysroot.h. */
-static int open_regular(int (*open_fn)(const void *, const char *, int), const void *ctx,
+/* Opens path for reading through the lookup function open_fn (O_PATH first; root is NULL for a
+ * host path); see sc_sysroot.h. */
+static int open_regular(int (*open_fn)(const sc_root *, const char *, int), const sc_root *root,
                         const char *path, struct stat *st)
 {
     struct stat looked, opened;
-    int pfd = open_fn(ctx, path, O_PATH);
+    int pfd = open_fn(root, path, O_PATH);
     if (pfd < 0)
         return pfd;
-    int rc = check_regular(pfd, path, &looked);
+    int rc = check_regular(root, pfd, path, &looked);
     int fd = rc;
     if (rc == 0) { /* the inode just checked, not whatever the path names by now */
         char proc[64];
         snprintf(proc, sizeof proc, "/proc/self/fd/%d", pfd);
         fd = open(proc, READ_FLAGS | O_CLOEXEC);
-        fd = fd >= 0 ? fd : errno == ENOENT ? open_fn(ctx, path, READ_FLAGS) : -errno;
+        fd = fd >= 0 ? fd : errno == ENOENT ? open_fn(root, path, READ_FLAGS) : -errno;
     }
     close(pfd);
     if (fd < 0)
         return fd;
-    rc = check_regular(fd, path, &opened);
+    rc = check_regular(root, fd, path, &opened);
     if (rc == 0 && (opened.st_dev != looked.st_dev || opened.st_ino != looked.st_ino))
         rc = -ESTALE; /* replaced between lookup and open (only without /proc) */
     if (rc < 0) {
@@ -115,21 +123,32 @@ static int open_regular(int (*open_fn)(const void *, const char *, int), const v
     return fd;
 }
 
-static int root_lookup(const void *root, const char *path, int flags)
-{
-    return sc_root_openat(root, path, flags);
-}
-
-static int host_lookup(const void *unused, const char *path, int flags)
+static int host_lookup(const sc_root *unused, const char *path, int flags)
 {
     (void)unused;
     int fd = open(path, flags | O_CLOEXEC);
     return fd < 0 ? -errno : fd;
 }
 
+/* Opens a file for reading as the captured machine answered (an error it gave is given again);
+ * the call is logged as op with arg. */
+static int open_logged(const sc_root *root, const char *path, struct stat *st, char op, int arg)
+{
+    int fd = sc_replay_error(root, SC_REC_READ, path);
+    if (fd == 0)
+        fd = open_regular(sc_root_lookup, root, path, st);
+    sc_root_log_note(root, op, path, arg, fd < 0 ? fd : 0);
+    return fd;
+}
+
 int sc_root_open_file(const sc_root *root, const char *path, struct stat *st)
 {
-    return open_regular(root_lookup, root, path, st);
+    return open_logged(root, path, st, SC_REC_READ, 0);
+}
+
+int sc_root_open_tail(const sc_root *root, const char *path, struct stat *st, size_t tail)
+{
+    return open_logged(root, path, st, SC_REC_TAIL, tail > INT_MAX ? INT_MAX : (int)tail);
 }
 
 int sc_open_regular(const char *path, struct stat *st)

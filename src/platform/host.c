@@ -86,7 +86,7 @@ const char *sc_container_kind(const sc_root *root)
             kind = "lxc";
         free(cg);
     }
-    if (!kind && root->is_host && getenv("container"))
+    if (!kind && sc_root_live(root) && getenv("container")) /* a live capture's replay set it */
         kind = "other";
     return kind;
 }
@@ -148,9 +148,14 @@ static void add_kernel_arch(cJSON *host, const sc_root *root)
     struct utsname u;
     char buf[256];
     bool live = root->is_host && uname(&u) == 0;
-    if (live)
+    if (live) { /* a capture keeps uname's answer where a replay reads it */
+        char line[sizeof u.release + 1];
+        snprintf(line, sizeof line, "%s\n", u.release);
+        sc_root_note_live(root, "/proc/sys/kernel/osrelease", line, strlen(line), 0);
+        snprintf(line, sizeof line, "%s\n", u.machine);
+        sc_root_note_live(root, "/proc/sys/kernel/arch", line, strlen(line), 0);
         cJSON_AddStringToObject(host, "kernel", u.release);
-    else if (sc_root_read_line(root, "/proc/sys/kernel/osrelease", buf, sizeof buf) == 0)
+    } else if (sc_root_read_line(root, "/proc/sys/kernel/osrelease", buf, sizeof buf) == 0)
         cJSON_AddStringToObject(host, "kernel", buf);
     else
         sc_fact_null(host, "kernel", "offline (--sysroot) and no /proc/sys/kernel/osrelease");
@@ -178,9 +183,11 @@ static void add_hostname(cJSON *host, const sc_root *root)
 {
     struct utsname u;
     char buf[256];
-    if (root->is_host && uname(&u) == 0 && u.nodename[0])
+    if (root->is_host && uname(&u) == 0 && u.nodename[0]) {
+        snprintf(buf, sizeof buf, "%s\n", u.nodename); /* where a capture's replay reads it */
+        sc_root_note_live(root, "/proc/sys/kernel/hostname", buf, strlen(buf), 0);
         sc_fact_str(host, "hostname", u.nodename, NULL);
-    else if (sc_root_read_line(root, "/proc/sys/kernel/hostname", buf, sizeof buf) == 0 && buf[0])
+    } else if (sc_root_read_line(root, "/proc/sys/kernel/hostname", buf, sizeof buf) == 0 && buf[0])
         sc_fact_str(host, "hostname", buf, NULL);
     else if (sc_root_read_line(root, "/etc/hostname", buf, sizeof buf) == 0 && buf[0])
         sc_fact_str(host, "hostname", buf, NULL);

@@ -279,7 +279,13 @@ int sc_kmsg_read(const sc_root *root, sc_buf *text, char *source, size_t size, s
 {
     if (root->is_host) {
         snprintf(source, size, "/dev/kmsg");
-        return read_live(text, err);
+        int rc = read_live(text, err);
+        sc_root_note_live(root, "/dev/kmsg", text->data, text->len, rc); /* for a capture */
+        return rc;
+    }
+    if (sc_root_live(root)) { /* a live capture's replay: what /dev/kmsg gave, kept as a file */
+        snprintf(source, size, "/dev/kmsg");
+        return read_tail(root, "/dev/kmsg", text, err);
     }
     static const char *const files[] = {"/var/log/kern.log", "/var/log/dmesg"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {

@@ -52,7 +52,7 @@ class Completion(unittest.TestCase):
         self.assertEqual(r.stdout.strip(), "complete -F _stackcheck stackcheck")
 
     def test_subcommands(self):
-        self.assertEqual(complete(""), ["run", "explain", "list", "libs", "diff", "fleet"])
+        self.assertEqual(complete(""), ["run", "explain", "list", "libs", "diff", "capture", "fleet"])
         self.assertEqual(complete("ex"), ["explain"])
         self.assertEqual(complete("li"), ["list", "libs"])
         self.assertEqual(complete("--keep-going", ""), [])  # a sub-command comes first

@@ -222,7 +222,9 @@ static int collect_sysfs(const sc_root *root, cJSON *arr, sc_error *err)
 
 int sc_drm_collect(const sc_root *root, cJSON *arr, sc_error *err)
 {
-    int n = root->is_host ? collect_live(root, arr, err) : collect_sysfs(root, arr, err);
+    /* libdrm's ioctls are not files: a capture reads what its replay will have instead */
+    bool live = root->is_host && !sc_root_recording(root);
+    int n = live ? collect_live(root, arr, err) : collect_sysfs(root, arr, err);
     if (n > 1)
         sort_by_address(arr);
     return n;
