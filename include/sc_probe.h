@@ -38,7 +38,8 @@ typedef struct sc_probe {
     bool active;         /* initialises a runtime or runs code: skipped offline (--sysroot) */
     double timeout_s;    /* default deadline when isolated */
     const char *summary; /* one line for `stackcheck list` */
-    /* The layers whose probes' facts run reads, as SC_NEEDS(layer) bits; 0: every layer below.
+    /* The layers whose probes' facts run reads, as SC_NEEDS(layer) bits; 0: every layer below. Its
+     * own layer's bit: the probes before it in its layer too (a sibling's facts).
      * The runner may start the probe as soon as those are final (before its own gate is known:
      * a probe whose gate then closes is discarded and skipped as in a serial run). */
     unsigned needs;

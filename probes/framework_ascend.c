@@ -48,6 +48,9 @@ static void run(const sc_ctx *ctx, sc_result *res)
 const sc_probe sc_probe_framework_ascend = {
     .id = "framework.ascend",
     .layer = SC_LAYER_FRAMEWORK,
+    /* every layer below, and framework.torch before it in its own layer */
+    .needs = SC_NEEDS(SC_LAYER_DRIVER) | SC_NEEDS(SC_LAYER_RUNTIME) | SC_NEEDS(SC_LAYER_LIBRARIES) |
+             SC_NEEDS(SC_LAYER_FRAMEWORK),
     .backend = SC_BACKEND_ASCEND,
     .isolated = false,
     .active = false,

@@ -127,6 +127,9 @@ static void run(const sc_ctx *ctx, sc_result *res)
 const sc_probe sc_probe_framework_collective = {
     .id = "framework.collective",
     .layer = SC_LAYER_FRAMEWORK,
+    /* every layer below, and framework.torch before it in its own layer */
+    .needs = SC_NEEDS(SC_LAYER_DRIVER) | SC_NEEDS(SC_LAYER_RUNTIME) | SC_NEEDS(SC_LAYER_LIBRARIES) |
+             SC_NEEDS(SC_LAYER_FRAMEWORK),
     .backend = SC_BACKEND_NONE,
     .isolated = true,
     .active = true,

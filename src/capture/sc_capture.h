@@ -20,8 +20,9 @@
 /* `stackcheck capture [OPTIONS] OUT.tar.gz`; returns the exit status. */
 int sc_cmd_capture(int argc, char **argv);
 
-/* Unpacks the capture tarball at path (gzip or plain tar) into a new private directory (0700,
- * under $TMPDIR or /tmp), whose path goes to dir. Only files, directories and symbolic links with
+/* Unpacks the capture tarball at path (gzip or plain tar) into the directory "root" (0755, as a
+ * system's / is) of a new private directory (0700, under $TMPDIR or /tmp); the root's path goes
+ * to dir. Only files, directories and symbolic links with
  * clean relative names are made; nothing is created through a symlink, nothing outside the
  * directory; entries, sizes and names are bounded. On failure nothing is left. Returns 0 or
  * -errno with err filled. */
@@ -33,5 +34,7 @@ int sc_capture_unpack_fd(int fd, char *dir, size_t size, sc_error *err);
 int sc_capture_private_dir(const char *prefix, char *dir, size_t size, sc_error *err);
 /* Removes the directory tree at path without following symlinks; returns 0 or -errno. */
 int sc_capture_remove_tree(const char *path);
+/* Removes what sc_capture_unpack made: the root at dir and its private parent. */
+int sc_capture_remove_unpacked(const char *dir);
 
 #endif

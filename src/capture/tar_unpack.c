@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "sc_capture.h"
 #include "sc_sysroot.h"
 #include "sc_tar.h"
+#include "sc_util.h"
 
 #define REMOVE_DEPTH_MAX 256
 
@@ -145,17 +147,42 @@ int sc_capture_private_dir(const char *prefix, char *dir, size_t size, sc_error 
 
 int sc_capture_unpack_fd(int fd, char *dir, size_t size, sc_error *err)
 {
-    int rc = sc_capture_private_dir("stackcheck-replay", dir, size, err);
+    char priv[PATH_MAX];
+    int rc = sc_capture_private_dir("stackcheck-replay", priv, sizeof priv, err);
     if (rc < 0)
         return rc;
-    int top = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    rc = top < 0 ? sc_error_set(err, -errno, "cannot open %s: %s", dir, strerror(errno))
-                 : unpack_entries(fd, top, err);
+    /* The root is a 0755 directory inside the private one, as a system's / is: what reads the
+     * root's own mode sees what it would see on the machine, and the private parent keeps the
+     * captured files to this user. */
+    if (!sc_fmt(dir, size, "%s/root", priv))
+        rc = sc_error_set(err, -ENAMETOOLONG, "TMPDIR is too long");
+    else if (mkdir(dir, 0755) < 0 || chmod(dir, 0755) < 0)
+        rc = sc_error_set(err, -errno, "cannot make %s: %s", dir, strerror(errno));
+    int top = rc < 0 ? -1 : open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (rc == 0)
+        rc = top < 0 ? sc_error_set(err, -errno, "cannot open %s: %s", dir, strerror(errno))
+                     : unpack_entries(fd, top, err);
     if (top >= 0)
         close(top);
-    if (rc < 0)
-        sc_capture_remove_tree(dir);
+    if (rc < 0) {
+        sc_capture_remove_tree(priv);
+        dir[0] = '\0';
+    }
     return rc < 0 ? rc : 0;
+}
+
+int sc_capture_remove_unpacked(const char *dir)
+{
+    int rc = sc_capture_remove_tree(dir);
+    char parent[PATH_MAX];
+    const char *slash = strrchr(dir, '/');
+    if (slash && slash > dir && (size_t)(slash - dir) < sizeof parent) {
+        memcpy(parent, dir, (size_t)(slash - dir));
+        parent[slash - dir] = '\0';
+        if (rmdir(parent) < 0 && rc == 0)
+            rc = -errno;
+    }
+    return rc;
 }
 
 int sc_capture_unpack(const char *path, char *dir, size_t size, sc_error *err)

@@ -121,6 +121,45 @@ static void platform_part(sc_buf *b, const sc_outcome *o)
         sc_buf_printf(b, ", driver %.64s", driver);
 }
 
+/* "gloo, 2 ranks verified, all-reduce 4.0 MiB in 98.1 ms, libgloo in /usr": the collective check.
+ */
+static void collective_part(sc_buf *b, const sc_outcome *o)
+{
+    const char *backend = sc_json_str(o->facts, "backend");
+    const cJSON *world = sc_json_member(o->facts, "world");
+    if (!backend || !cJSON_IsNumber(world))
+        return;
+    part(b);
+    sc_buf_printf(b, "%.16s, %d rank%s%s", backend, world->valueint,
+                  world->valueint == 1 ? "" : "s",
+                  cJSON_IsTrue(sc_json_member(o->facts, "verified")) ? " verified" : "");
+    const cJSON *ms = sc_json_member(o->facts, "all_reduce_ms");
+    if (cJSON_IsNumber(ms))
+        sc_buf_printf(b, ", all-reduce %.1f MiB in %.1f ms",
+                      sc_json_num(o->facts, "all_reduce_bytes", 0) / 1048576.0, ms->valuedouble);
+    const cJSON *lib = sc_json_member(o->facts, "library");
+    const char *real = sc_json_str(lib, "realpath"), *root = sc_json_str(lib, "root");
+    if (real) {
+        const char *base = strrchr(real, '/');
+        sc_buf_printf(b, ", %.64s in %.200s", base ? base + 1 : real, root ? root : real);
+    }
+}
+
+/* "CANN 8.0.RC3, torch_npu 2.1.0, 1 operator directory": the Ascend framework triple. */
+static void ascend_triple_part(sc_buf *b, const sc_outcome *o)
+{
+    const cJSON *triple = sc_json_member(o->facts, "triple");
+    if (!cJSON_IsObject(triple))
+        return;
+    const char *cann = sc_json_str(triple, "cann"), *npu = sc_json_str(triple, "torch_npu");
+    part(b);
+    sc_buf_printf(b, "CANN %.64s, torch_npu %.64s", cann ? cann : "unknown",
+                  npu ? npu : "not installed");
+    int dirs = cJSON_GetArraySize(sc_json_member(o->facts, "operator_dirs"));
+    if (dirs > 0)
+        sc_buf_printf(b, ", %d operator director%s", dirs, dirs == 1 ? "y" : "ies");
+}
+
 /* "runtime 6.0.3 in /opt/rocm-6.0.3": the runtime library the probe loaded (else the loader's). */
 static void runtime_part(sc_buf *b, const sc_outcome *o)
 {
@@ -293,6 +332,8 @@ void sc_report_summary(const sc_outcome *o, sc_buf *b)
     driver_only_part(b, o);
     devices_part(b, o);
     platform_part(b, o);
+    collective_part(b, o);
+    ascend_triple_part(b, o);
     runtime_part(b, o);
     libraries_part(b, o);
     torch_part(b, o);

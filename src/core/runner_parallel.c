@@ -30,14 +30,19 @@ struct plan {
     bool *gate_open;     /* its gate was found open at its turn */
 };
 
-/* True when every probe of the layers p reads is final. */
+/* True when every probe of the layers p reads is final; a probe that reads its own layer (a
+ * sibling's facts, as framework.collective reads framework.torch's) waits for the probes before it
+ * in that layer too. */
 static bool needs_final(const sc_run_state *rs, const sc_probe *p)
 {
+    bool own_layer = p->needs & SC_NEEDS(p->layer);
     for (size_t k = 0; k < rs->count; k++) {
         const sc_outcome *q = sc_run_state_at(rs, k);
-        if (q->probe->layer >= p->layer)
+        if (q->probe == p || q->probe->layer > p->layer)
             break;
-        bool read = p->needs == 0 || (p->needs & SC_NEEDS(q->probe->layer));
+        bool read = q->probe->layer == p->layer
+                        ? own_layer
+                        : p->needs == 0 || (p->needs & SC_NEEDS(q->probe->layer));
         if (read && q->phase != SC_OUTCOME_FINAL)
             return false;
     }

@@ -59,7 +59,7 @@ void sc_root_close(sc_root *root)
     root->dirfd = -1;
     sc_replay_free(root);
     if (root->unpacked_by && root->unpacked_by == getpid())
-        sc_capture_remove_tree(root->path);
+        sc_capture_remove_unpacked(root->path);
     root->unpacked_by = 0;
 }
 
