@@ -162,8 +162,9 @@ class TrainingRun(unittest.TestCase):
         s = self.facts["scaling"]
         self.assertEqual((s["devices"], s["world"], s["steps"]), (["cpu", "cpu"], 2, 3))
         self.assertGreater(s["one_device_ms_per_step"], 0)
+        # the times are rounded in the facts: compare within 2% of the ratio
         self.assertAlmostEqual(s["speedup"], 2 * s["one_device_ms_per_step"] /
-                               s["all_devices_ms_per_step"], delta=0.01)
+                               s["all_devices_ms_per_step"], delta=0.01 + 0.02 * s["speedup"])
         self.assertAlmostEqual(s["efficiency"], s["speedup"] / 2, delta=0.001)
         # app.poor-scaling follows the efficiency (below 70% of two devices' worth)
         self.assertEqual("app.poor-scaling" in self.out.finding_ids(), s["efficiency"] < 0.7)
