@@ -23,7 +23,7 @@ static void last_component(const char *target, char *out, size_t size)
     while (n > 1 && copy[n - 1] == '/')
         copy[--n] = '\0';
     const char *slash = strrchr(copy, '/');
-    snprintf(out, size, "%s", slash ? slash + 1 : copy);
+    sc_fmt(out, size, "%s", slash ? slash + 1 : copy); /* cut to size: a directory name */
 }
 
 /* The version directory a link of latest/ points into: "../8.2.RC2/runtime" -> "8.2.RC2"; false
