@@ -55,6 +55,19 @@ typedef struct sc_probe {
      * located once per run), so that it is not computed again in every child. Never loads a
      * vendor library. */
     void (*prepare)(const sc_ctx *ctx);
+    /* Optional: in a run that starts probes side by side (--jobs above 1), called in the runner's
+     * process at the run's start for a probe that may run, to begin its slow part at once (the
+     * framework layer's warm interpreter imports torch while the layers below are checked). It
+     * never changes a fact: run gives the same result with or without it. cool_down(false) stops
+     * it when the probe's layer is final or its gate closes, without waiting for it to end (the
+     * run goes on); cool_down(true) at the end of the run releases all that is left. */
+    void (*warm_up)(const sc_ctx *ctx);
+    /* Optional: the probe's own condition on the probes before it in its layer (a sibling whose
+     * result it needs), checked at its turn after the layers' gate. False closes it: the probe is
+     * skip with why as the reason, and a result it made before its turn is discarded. So the probe
+     * need not wait for that sibling to start (see needs). */
+    bool (*turn_gate)(const sc_ctx *ctx, char *why, size_t size);
+    void (*cool_down)(bool run_ends);
 } sc_probe;
 
 #define SC_NEEDS(layer) (1u << (layer))

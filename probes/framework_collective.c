@@ -22,16 +22,24 @@
 
 extern const char sc_py_framework_collective[];
 
+static int acl_devices(const sc_ctx *ctx)
+{
+    return cJSON_GetArraySize(sc_json_member(sc_ctx_facts(ctx, "runtime.acl"), "devices"));
+}
+
 /* One rank per device torch counted (framework.torch), else per device the NPU runtime listed,
- * at least one; --collective-ranks overrides. */
+ * at least one; --collective-ranks overrides. 0 when framework.torch is not final yet (the probe
+ * started beside it): rank 0 then counts by the same rule (framework_collective.py). */
 static int world_size(const sc_ctx *ctx)
 {
     if (ctx->opt->collective_ranks > 0)
         return ctx->opt->collective_ranks;
+    if (!sc_ctx_outcome(ctx, "framework.torch"))
+        return 0;
     const cJSON *torch = sc_json_member(sc_ctx_facts(ctx, "framework.torch"), "torch");
     int n = (int)sc_json_num(torch, "device_count", 0);
     if (n < 1)
-        n = cJSON_GetArraySize(sc_json_member(sc_ctx_facts(ctx, "runtime.acl"), "devices"));
+        n = acl_devices(ctx);
     return n > 0 ? n : 1;
 }
 
@@ -43,7 +51,12 @@ static char *config_text(const sc_ctx *ctx, const sc_python_info *info, const ch
     double deadline =
         probe_s * 0.25 < COLLECTIVE_DEADLINE_S ? probe_s * 0.25 : COLLECTIVE_DEADLINE_S;
     cJSON *cfg = cJSON_CreateObject();
-    cJSON_AddNumberToObject(cfg, "world", world_size(ctx));
+    int world = world_size(ctx);
+    if (world > 0)
+        cJSON_AddNumberToObject(cfg, "world", world);
+    else
+        cJSON_AddNullToObject(cfg, "world");
+    cJSON_AddNumberToObject(cfg, "acl_devices", acl_devices(ctx));
     cJSON_AddNumberToObject(cfg, "deadline_s", deadline);
     cJSON_AddNumberToObject(cfg, "startup_s", probe_s * 0.6);
     cJSON_AddStringToObject(cfg, "executable", info->executable);
@@ -75,7 +88,10 @@ static cJSON *launch(const sc_ctx *ctx, sc_python_info *info, const char *dir, s
     cJSON *result = NULL;
     const char *mode = NULL;
     info->libpython[0] = '\0'; /* a subprocess: the ranks are its siblings, not this process's */
-    if (sc_python_run_in(info, dir, sc_py_framework_collective, argv, &result, &mode, err) < 0) {
+    /* in a parallel run, the launcher and its ranks are forked from the warm interpreter, which
+     * has torch imported already */
+    if (sc_python_run_warm(info, dir, sc_py_framework_collective, argv, true, &result, &mode, err) <
+        0) {
         cJSON_Delete(result);
         return NULL;
     }
@@ -96,13 +112,18 @@ static void remove_rank_files(const char *dir)
         closedir(d);
 }
 
+/* At its turn: framework.torch imported torch (when it is in the run). */
+static bool torch_imported(const sc_ctx *ctx, char *why, size_t size)
+{
+    if (sc_ctx_status(ctx, "framework.torch") != SC_STATUS_SKIP &&
+        sc_json_str(sc_json_member(sc_ctx_facts(ctx, "framework.torch"), "torch"), "version"))
+        return true;
+    snprintf(why, size, "torch could not be imported (framework.torch)");
+    return false;
+}
+
 static void run(const sc_ctx *ctx, sc_result *res)
 {
-    if (sc_ctx_status(ctx, "framework.torch") == SC_STATUS_SKIP ||
-        !sc_json_str(sc_json_member(sc_ctx_facts(ctx, "framework.torch"), "torch"), "version")) {
-        sc_result_skip(res, false, "torch could not be imported (framework.torch)");
-        return;
-    }
     sc_python_info *info = calloc(1, sizeof *info);
     char dir[PATH_MAX] = "";
     sc_error err = {0};
@@ -127,9 +148,10 @@ static void run(const sc_ctx *ctx, sc_result *res)
 const sc_probe sc_probe_framework_collective = {
     .id = "framework.collective",
     .layer = SC_LAYER_FRAMEWORK,
-    /* every layer below, and framework.torch before it in its own layer */
-    .needs = SC_NEEDS(SC_LAYER_DRIVER) | SC_NEEDS(SC_LAYER_RUNTIME) | SC_NEEDS(SC_LAYER_LIBRARIES) |
-             SC_NEEDS(SC_LAYER_FRAMEWORK),
+    /* every layer below; framework.torch's facts only at its turn (turn_gate) or, when final at
+     * its start, for the world size: it starts beside framework.torch */
+    .needs = SC_NEEDS(SC_LAYER_DRIVER) | SC_NEEDS(SC_LAYER_RUNTIME) | SC_NEEDS(SC_LAYER_LIBRARIES),
+    .turn_gate = torch_imported,
     .backend = SC_BACKEND_NONE,
     .isolated = true,
     .active = true,

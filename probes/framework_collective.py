@@ -6,6 +6,7 @@ ranks as subprocesses of the same interpreter (`prog rank R CONFIG.json`), waits
 deadline on the rendezvous and one on the collectives, kills the ranks that are left, and writes
 the whole result to STACKCHECK_RESULT. Python 3.6 and later; torch 1.8 to 2.x.
 """
+import builtins
 import datetime
 import json
 import os
@@ -14,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+import traceback
 
 ELEMENTS = 1024  # verified elements
 TIMED_BYTES = 4 << 20  # the all-reduce that is timed
@@ -62,6 +64,23 @@ def pick_backend(torch):
     return "gloo", "cpu", build
 
 
+def safe(fn, default):
+    try:
+        return fn()
+    except Exception:
+        return default
+
+
+def decided_world(torch, cfg):
+    """The world when stackcheck did not know it yet (the probe started before framework.torch
+    was final): one rank per device torch counts, by framework.torch's own rule, else per device
+    the NPU runtime listed, at least one."""
+    n = safe(torch.cuda.device_count, 0) if safe(torch.cuda.is_available, False) else 0
+    if not isinstance(n, int) or n < 1:
+        n = cfg.get("acl_devices") or 0
+    return max(int(n), 1)
+
+
 def synchronize(torch, kind):
     mod = getattr(torch, kind, None) if kind != "cpu" else None
     if mod is not None:
@@ -101,7 +120,13 @@ def rank_main(rank, cfg):
     start = time.monotonic()
     import torch
     import torch.distributed as dist
-    out = {"rank": rank, "import_ms": round((time.monotonic() - start) * 1000.0, 1)}
+    warm = getattr(builtins, "_stackcheck_torch_preimport", None)
+    import_ms = warm["import_ms"] if warm else (time.monotonic() - start) * 1000.0
+    out = {"rank": rank, "import_ms": round(import_ms, 1)}
+    if cfg.get("world") is None:  # rank 0 alone so far: it decides, and the launcher starts the rest
+        cfg["world"] = decided_world(torch, cfg)
+        with open(os.path.join(cfg["dir"], "world"), "w") as f:
+            f.write(str(cfg["world"]))
     backend, kind, build = pick_backend(torch)
     out.update(backend=backend, device_type=kind, build=build, torch=torch.__version__)
     device = "cpu"
@@ -143,17 +168,82 @@ def read_text(path, default=None):
         return default
 
 
-def start_ranks(cfg, config_path):
+class ForkedRank:
+    """A rank forked from this process, which a warm interpreter made with torch imported: the
+    part of Popen the launcher uses. It stays in the launcher's process group, so whatever ends
+    the launcher's group ends it too."""
+
+    def __init__(self, rank, cfg, env, log):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.pid, self.returncode = os.fork(), None
+        if self.pid == 0:
+            status = 1
+            try:
+                os.dup2(log.fileno(), 1)
+                os.dup2(log.fileno(), 2)
+                os.environ.clear()
+                os.environ.update(env)
+                rank_main(rank, cfg)
+                status = 0
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(status)
+
+    def poll(self):
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = (-os.WTERMSIG(status) if os.WIFSIGNALED(status)
+                                   else os.WEXITSTATUS(status))
+        return self.returncode
+
+    def kill(self):
+        os.kill(self.pid, signal.SIGKILL)
+
+    def wait(self):
+        while self.poll() is None:
+            time.sleep(0.01)
+
+
+def start_rank(cfg, config_path, rank):
     env = dict(os.environ)
     env.setdefault("GLOO_SOCKET_IFNAME", "lo")  # the ranks meet on this host only
-    procs = []
-    for rank in range(cfg["world"]):
-        env["RANK"], env["WORLD_SIZE"], env["LOCAL_RANK"] = str(rank), str(cfg["world"]), str(rank)
-        log = open(os.path.join(cfg["dir"], "rank%d.log" % rank), "w")
-        procs.append(subprocess.Popen([cfg["executable"], cfg["self"], "rank", str(rank),
-                                       config_path], env=dict(env), stdout=log, stderr=log,
-                                      start_new_session=True))
-        log.close()
+    world = cfg["world"] if cfg.get("world") is not None else ""
+    env["RANK"], env["WORLD_SIZE"], env["LOCAL_RANK"] = str(rank), str(world), str(rank)
+    with open(os.path.join(cfg["dir"], "rank%d.log" % rank), "w") as log:
+        if getattr(builtins, "_stackcheck_torch_preimport", None) is not None:
+            return ForkedRank(rank, cfg, env, log)
+        return subprocess.Popen([cfg["executable"], cfg["self"], "rank", str(rank), config_path],
+                                env=env, stdout=log, stderr=log, start_new_session=True)
+
+
+def rank0_world(cfg, rank0):
+    """The world rank 0 decided, waiting for it within the start-up deadline; 1 when rank 0
+    ended or the deadline passed first (its result then says why)."""
+    start = time.monotonic()
+    while True:
+        ended = rank0.poll() is not None or time.monotonic() - start > cfg["startup_s"]
+        text = read_text(os.path.join(cfg["dir"], "world"))
+        if text and text.strip().isdigit():
+            return max(int(text), 1)
+        if ended:
+            return 1
+        time.sleep(0.005)
+
+
+def start_ranks(cfg, config_path):
+    """Every rank; when the world is not known yet, rank 0 first, which decides it."""
+    procs = [start_rank(cfg, config_path, 0)] if cfg.get("world") is None else []
+    if procs:
+        cfg["world"] = rank0_world(cfg, procs[0])
+        with open(config_path, "w") as f:
+            json.dump(cfg, f)
+    for rank in range(len(procs), cfg["world"]):
+        procs.append(start_rank(cfg, config_path, rank))
     return procs
 
 
@@ -176,7 +266,7 @@ def wait(procs, cfg):
             return "startup", 0.0
         if ready_at is not None and now - ready_at > cfg["deadline_s"]:
             return "collectives", now - ready_at
-        time.sleep(0.05)
+        time.sleep(0.01)
     return None, (time.monotonic() - ready_at) if ready_at else 0.0
 
 
@@ -184,7 +274,10 @@ def kill(procs):
     for p in procs:
         if p.poll() is None:
             try:
-                os.killpg(p.pid, signal.SIGKILL)
+                if isinstance(p, ForkedRank):
+                    p.kill()
+                else:
+                    os.killpg(p.pid, signal.SIGKILL)
             except OSError:
                 pass
         p.wait()

@@ -52,6 +52,19 @@ static void run(const sc_ctx *ctx, sc_result *res)
     free(info);
 }
 
+/* The warm interpreter of a parallel run: torch is imported from the run's first moment, and this
+ * probe's import and framework.collective's ranks are forked from it (src/framework/python_warm.c).
+ */
+static void warm_up(const sc_ctx *ctx)
+{
+    sc_python_info *info = malloc(sizeof *info);
+    sc_error err = {0};
+    if (info && !ctx->offline &&
+        sc_python_locate(ctx->opt->python, ctx->opt->timeout_s, info, &err) == 0)
+        sc_python_warm_start(info);
+    free(info);
+}
+
 const sc_probe sc_probe_framework_torch = {
     .id = "framework.torch",
     .layer = SC_LAYER_FRAMEWORK,
@@ -70,4 +83,6 @@ const sc_probe sc_probe_framework_torch = {
         "PyTorch in the user's Python: build (HIP/CUDA/CPU), devices, round trip, loaded runtime",
     .run = run,
     .inventory = inventory,
+    .warm_up = warm_up,
+    .cool_down = sc_python_warm_stop,
 };

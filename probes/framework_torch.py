@@ -2,6 +2,7 @@
 # build and the devices it sees, run the seed's device round trip, list the native runtime libraries the
 # import mapped, then import the user's modules. Writes one JSON document to $STACKCHECK_RESULT.
 # Runs on Python 3.6+ with any torch; every step is guarded so a partial answer still gets written.
+import builtins
 import json
 import os
 import sys
@@ -290,19 +291,25 @@ def main():
     config = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
     out = {"python": {"executable": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3],
                       "prefix": sys.prefix}}
-    before = mapped_files()
     step("importing torch")
     start = time.monotonic()
+    # In a parallel run the warm interpreter imported torch before forking this process: its time
+    # and its error are this import's.
+    warm = getattr(builtins, "_stackcheck_torch_preimport", None)
     try:
+        if warm and warm["error"] is not None:
+            raise warm["error"]
         import torch
+        import_ms = warm["import_ms"] if warm else (time.monotonic() - start) * 1000.0
         builds = tuple(config.get("builds", DEFAULT_BUILDS))
-        out["torch"], dev = torch_facts(torch, (time.monotonic() - start) * 1000.0, builds)
+        out["torch"], dev = torch_facts(torch, import_ms, builds)
         if dev:
             step("device round trip")
             out["round_trip"] = round_trip(torch, dev)
     except BaseException as exc:
         out["import_error"] = error_of(exc)
-        out["import_ms"] = round((time.monotonic() - start) * 1000.0, 1)
+        out["import_ms"] = round(warm["import_ms"] if warm else (time.monotonic() - start) * 1000.0,
+                                 1)
     mapped = mapped_files()
     listed = TORCH_LIBS + tuple(config.get("libraries", DEFAULT_LIBS))
     out["mapped_libraries"] = describe([p for p in mapped if os.path.basename(p).startswith(listed)])

@@ -15,6 +15,7 @@
 #include "sc_probe.h"
 #include "sc_redact.h"
 #include "sc_runner.h"
+#include "sc_scratch.h"
 #include "sc_snapshot.h"
 #include "sc_sysroot_capture.h"
 #include "sc_util.h"
@@ -194,7 +195,7 @@ int sc_cmd_capture(int argc, char **argv)
     if (rc == 0)
         rc = capture_in(&a, &root, logdir, &err);
     if (logdir[0])
-        sc_capture_remove_tree(logdir);
+        sc_remove_tree(logdir);
     sc_root_close(&root);
     if (rc < 0)
         sc_print_line(stderr, "stackcheck capture: ", "%s", err.message);

@@ -32,8 +32,6 @@ int sc_capture_unpack_fd(int fd, char *dir, size_t size, sc_error *err);
 /* Makes a new private directory (0700) named PREFIX-XXXXXX under $TMPDIR (when absolute) or /tmp;
  * its path goes to dir ("" on failure). Returns 0 or -errno with err filled. */
 int sc_capture_private_dir(const char *prefix, char *dir, size_t size, sc_error *err);
-/* Removes the directory tree at path without following symlinks; returns 0 or -errno. */
-int sc_capture_remove_tree(const char *path);
 /* Removes what sc_capture_unpack made: the root at dir and its private parent. */
 int sc_capture_remove_unpacked(const char *dir);
 

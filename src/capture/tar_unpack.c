@@ -13,11 +13,10 @@
 #include <unistd.h>
 
 #include "sc_capture.h"
+#include "sc_scratch.h"
 #include "sc_sysroot.h"
 #include "sc_tar.h"
 #include "sc_util.h"
-
-#define REMOVE_DEPTH_MAX 256
 
 static long fd_source(void *arg, void *buf, size_t n)
 {
@@ -165,7 +164,7 @@ int sc_capture_unpack_fd(int fd, char *dir, size_t size, sc_error *err)
     if (top >= 0)
         close(top);
     if (rc < 0) {
-        sc_capture_remove_tree(priv);
+        sc_remove_tree(priv);
         dir[0] = '\0';
     }
     return rc < 0 ? rc : 0;
@@ -173,7 +172,7 @@ int sc_capture_unpack_fd(int fd, char *dir, size_t size, sc_error *err)
 
 int sc_capture_remove_unpacked(const char *dir)
 {
-    int rc = sc_capture_remove_tree(dir);
+    int rc = sc_remove_tree(dir);
     char parent[PATH_MAX];
     const char *slash = strrchr(dir, '/');
     if (slash && slash > dir && (size_t)(slash - dir) < sizeof parent) {
@@ -203,54 +202,5 @@ int sc_capture_unpack(const char *path, char *dir, size_t size, sc_error *err)
         snprintf(why, sizeof why, "%s", err->message);
         sc_error_set(err, rc, "%s is not a capture stackcheck can replay: %s", path, why);
     }
-    return rc;
-}
-
-static int remove_in(int dirfd, int depth);
-
-static int remove_entry(int dirfd, const char *name, int depth)
-{
-    struct stat st;
-    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return -errno;
-    if (!S_ISDIR(st.st_mode))
-        return unlinkat(dirfd, name, 0) < 0 ? -errno : 0;
-    int sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (sub < 0)
-        return -errno;
-    int rc = remove_in(sub, depth + 1);
-    if (rc == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) < 0)
-        rc = -errno;
-    return rc;
-}
-
-/* Removes everything in the directory dirfd (closed here). */
-static int remove_in(int dirfd, int depth)
-{
-    DIR *d = depth < REMOVE_DEPTH_MAX ? fdopendir(dirfd) : NULL;
-    if (!d) {
-        close(dirfd);
-        return -ELOOP;
-    }
-    int rc = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        int r = remove_entry(dirfd, e->d_name, depth);
-        rc = rc ? rc : r;
-    }
-    closedir(d);
-    return rc;
-}
-
-int sc_capture_remove_tree(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    int rc = remove_in(fd, 0);
-    if (rc == 0 && rmdir(path) < 0)
-        rc = -errno;
     return rc;
 }

@@ -410,6 +410,12 @@ static void drain(sc_isolate_child *c)
     }
 }
 
+void sc_isolate_kill(sc_isolate_child *c)
+{
+    if (!c->exited)
+        kill(-c->pid, SIGKILL);
+}
+
 void sc_isolate_end(sc_isolate_child *c, sc_isolate_report *rep)
 {
     memset(rep, 0, sizeof *rep);

@@ -11,6 +11,7 @@
 #include "sc_json.h"
 #include "sc_reap.h"
 #include "sc_runner_internal.h"
+#include "sc_scratch.h"
 #include "sc_step.h"
 #include "sc_text.h"
 #include "sc_util.h"
@@ -216,7 +217,8 @@ bool sc_runner_skip_if_gated(sc_run_state *rs, size_t i, const sc_ctx *ctx,
     if (late)
         snprintf(why, sizeof why, "the run's deadline (--deadline %g s) passed",
                  ctx->opt->deadline_s);
-    if (!late && !sc_gate_blocks(probe, ctx, why, sizeof why, &not_applicable))
+    if (!late && !sc_gate_blocks(probe, ctx, why, sizeof why, &not_applicable) &&
+        (!probe->turn_gate || probe->turn_gate(ctx, why, sizeof why)))
         return false;
     sc_result res;
     if (sc_result_init(&res) < 0)
@@ -288,8 +290,11 @@ int sc_run_probes(const sc_probe *const *table, const sc_options *opt, const sc_
     if (sc_run_state_init(rs, table) < 0)
         return 1;
     sc_ctx ctx = {.opt = opt, .root = root, .offline = !root->is_host || opt->passive, .run = rs};
-    /* Nothing a probe starts can escape to init during the run, and nothing outlives it. */
+    /* Nothing a probe starts can escape to init during the run, and nothing outlives it, nor
+     * any file its children made in the run's private directory. */
     sc_reap_subreaper();
+    if (!ctx.offline)
+        sc_scratch_begin();
     if (opt->jobs > 1) {
         sc_runner_parallel(rs, &ctx, observer, opt->jobs);
     } else {
@@ -298,6 +303,7 @@ int sc_run_probes(const sc_probe *const *table, const sc_options *opt, const sc_
     }
     sc_step_listen(NULL);
     sc_reap_descendants();
+    sc_scratch_end();
     sc_run_state_finish(rs);
     return rs->summary.exit_code;
 }

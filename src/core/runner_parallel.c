@@ -28,6 +28,7 @@ struct plan {
     double *prepared_ms; /* the time its prepare hook took in this process */
     int *start_error;    /* -errno when its child could not be started */
     bool *gate_open;     /* its gate was found open at its turn */
+    char *warm;          /* 0, or its warm_up ran: 1, and cool_down(false) too: 2 */
 };
 
 /* True when every probe of the layers p reads is final; a probe that reads its own layer (a
@@ -101,7 +102,8 @@ static bool gated(plan *pl, size_t i)
     bool not_applicable;
     const sc_probe *probe = pl->rs->outcomes[i].probe;
     if (sc_opt_deadline_passed(pl->ctx->opt) ||
-        sc_gate_blocks(probe, pl->ctx, why, sizeof why, &not_applicable))
+        sc_gate_blocks(probe, pl->ctx, why, sizeof why, &not_applicable) ||
+        (probe->turn_gate && !probe->turn_gate(pl->ctx, why, sizeof why)))
         discard(pl, i);
     pl->gate_open[i] = !sc_runner_skip_if_gated(pl->rs, i, pl->ctx, pl->observer);
     return !pl->gate_open[i];
@@ -181,6 +183,47 @@ static void wait_round(plan *pl)
         pl->observer->tick(pl->rs, pl->observer->arg);
 }
 
+/* At the run's start: the warm-up of every probe that may run (online, gate not already closed). */
+static void warm_up(plan *pl)
+{
+    char why[512];
+    bool not_applicable;
+    for (size_t i = 0; i < pl->rs->count; i++) {
+        const sc_probe *p = pl->rs->outcomes[i].probe;
+        if (p->warm_up && !pl->ctx->offline && !sc_opt_deadline_passed(pl->ctx->opt) &&
+            !sc_gate_blocks(p, pl->ctx, why, sizeof why, &not_applicable)) {
+            p->warm_up(pl->ctx);
+            pl->warm[i] = 1;
+        }
+    }
+}
+
+/* Stops each warm-up whose probe's layer is final (every outcome before the cursor is) or whose
+ * gate has closed. */
+static void cool_down(plan *pl, size_t cursor)
+{
+    char why[512];
+    bool not_applicable;
+    const sc_outcome *next =
+        cursor < pl->rs->count ? &pl->rs->outcomes[pl->rs->order[cursor]] : NULL;
+    for (size_t i = 0; i < pl->rs->count; i++) {
+        const sc_probe *p = pl->rs->outcomes[i].probe;
+        if (pl->warm[i] == 1 && (!next || next->probe->layer > p->layer ||
+                                 sc_gate_blocks(p, pl->ctx, why, sizeof why, &not_applicable))) {
+            p->cool_down(false);
+            pl->warm[i] = 2;
+        }
+    }
+}
+
+/* At the run's end: what every warm-up left is released. */
+static void release_warm(plan *pl)
+{
+    for (size_t i = 0; i < pl->rs->count; i++)
+        if (pl->warm[i])
+            pl->rs->outcomes[i].probe->cool_down(true);
+}
+
 static bool plan_init(plan *pl, sc_run_state *rs, size_t n)
 {
     pl->child = calloc(n, sizeof *pl->child);
@@ -189,8 +232,10 @@ static bool plan_init(plan *pl, sc_run_state *rs, size_t n)
     pl->prepared_ms = calloc(n, sizeof *pl->prepared_ms);
     pl->start_error = calloc(n, sizeof *pl->start_error);
     pl->gate_open = calloc(n, sizeof *pl->gate_open);
+    pl->warm = calloc(n, sizeof *pl->warm);
     pl->rs = rs;
-    return pl->child && pl->job && pl->route && pl->prepared_ms && pl->start_error && pl->gate_open;
+    return pl->child && pl->job && pl->route && pl->prepared_ms && pl->start_error &&
+           pl->gate_open && pl->warm;
 }
 
 static void plan_free(plan *pl)
@@ -201,6 +246,7 @@ static void plan_free(plan *pl)
     free(pl->prepared_ms);
     free(pl->start_error);
     free(pl->gate_open);
+    free(pl->warm);
 }
 
 void sc_runner_parallel(sc_run_state *rs, const sc_ctx *ctx, const sc_run_observer *observer,
@@ -213,15 +259,17 @@ void sc_runner_parallel(sc_run_state *rs, const sc_ctx *ctx, const sc_run_observ
         plan_free(&pl);
         return; /* out of memory: every outcome stays pending, so nothing is said */
     }
+    warm_up(&pl);
     while (cursor < rs->count) {
         /* one slot stays free for the turn while it has not started */
         size_t i = rs->order[cursor];
         bool waiting = rs->outcomes[i].phase == SC_OUTCOME_PENDING && !pl.start_error[i];
         speculate(&pl, cursor + 1, waiting ? pl.jobs - 1 : pl.jobs);
         if (turn(&pl, i))
-            cursor++;
+            cool_down(&pl, ++cursor);
         else
             wait_round(&pl);
     }
+    release_warm(&pl);
     plan_free(&pl);
 }

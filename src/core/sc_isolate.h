@@ -53,6 +53,9 @@ int sc_isolate_start(sc_isolated_fn fn, void *arg, double timeout_s, sc_isolate_
 void sc_isolate_wait(sc_isolate_child *const *children, size_t n, int wait_ms);
 /* True when the child has sent all it will send, or its deadline has passed. */
 bool sc_isolate_done(const sc_isolate_child *c);
+/* Kills the child's group now without waiting for it (sc_isolate_end still ends it): a child whose
+ * work is no longer wanted stops using the CPU while its caller goes on. */
+void sc_isolate_kill(sc_isolate_child *c);
 /* Ends the child (killing its group and whatever it left if it still runs), fills rep as
  * sc_isolate_run does and frees c. Before it is done, the outcome is a timeout. */
 void sc_isolate_end(sc_isolate_child *c, sc_isolate_report *rep);

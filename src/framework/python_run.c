@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "sc_scratch.h"
 #include "sc_sysroot.h"
 #include "sc_util.h"
 
@@ -184,7 +185,8 @@ static int read_result(const char *path, cJSON **result, sc_error *err)
 
 int sc_python_workdir(char *dir, size_t size, sc_error *err)
 {
-    const char *tmp = getenv("TMPDIR");
+    /* in the run's private directory when there is one: removed with it, whatever happens */
+    const char *tmp = sc_scratch_dir()[0] ? sc_scratch_dir() : getenv("TMPDIR");
     if (!sc_fmt(dir, size, "%s/stackcheck-py-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp"))
         return sc_error_set(err, -ENAMETOOLONG, "TMPDIR is too long");
     if (!mkdtemp(dir))
@@ -211,8 +213,25 @@ static int create_empty(const char *path, sc_error *err)
     return 0;
 }
 
-int sc_python_run_in(const sc_python_info *info, const char *workdir, const char *code,
-                     const char *const *argv, cJSON **result, const char **mode, sc_error *err)
+typedef enum { WARM_NONE, WARM_SAME_MODE, WARM_ANY_MODE } warm_use;
+
+/* Through the warm interpreter when there is one for the request (-EAGAIN when not). */
+static int run_warm(const sc_python_info *info, warm_use use, const char *code,
+                    const char *const *argv, const char *code_path, const char *res_path,
+                    sc_error *err)
+{
+    if (use == WARM_NONE)
+        return -EAGAIN;
+    int rc = create_empty(code_path, err);
+    if (rc == 0)
+        rc = write_file(code_path, code, err);
+    return rc < 0 ? -EAGAIN /* run it here, which needs no code file when embedded */
+                  : sc_python_warm_run(info, use == WARM_ANY_MODE, code_path, res_path, argv, err);
+}
+
+static int run_in(const sc_python_info *info, const char *workdir, const char *code,
+                  const char *const *argv, warm_use use, cJSON **result, const char **mode,
+                  sc_error *err)
 {
     char res_path[PATH_MAX + 16], code_path[PATH_MAX + 16];
     *result = NULL;
@@ -222,7 +241,10 @@ int sc_python_run_in(const sc_python_info *info, const char *workdir, const char
     int rc = create_empty(res_path, err);
     if (rc == 0 && setenv("STACKCHECK_RESULT", res_path, 1) < 0)
         rc = sc_error_set(err, -errno, "setenv: %s", strerror(errno));
-    if (rc == 0 && info->libpython[0])
+    int warm_rc = rc == 0 ? run_warm(info, use, code, argv, code_path, res_path, err) : -EAGAIN;
+    if (warm_rc != -EAGAIN)
+        rc = warm_rc;
+    else if (rc == 0 && info->libpython[0])
         rc = run_embedded(info, code, argv, err);
     else if (rc == 0 && (rc = create_empty(code_path, err)) == 0)
         rc = run_subprocess(info, code, argv, code_path, err);
@@ -235,6 +257,20 @@ int sc_python_run_in(const sc_python_info *info, const char *workdir, const char
             *err = read_err;
     }
     return rrc == 0 ? 0 : rc;
+}
+
+int sc_python_run_in(const sc_python_info *info, const char *workdir, const char *code,
+                     const char *const *argv, cJSON **result, const char **mode, sc_error *err)
+{
+    return run_in(info, workdir, code, argv, WARM_NONE, result, mode, err);
+}
+
+int sc_python_run_warm(const sc_python_info *info, const char *workdir, const char *code,
+                       const char *const *argv, bool any_mode, cJSON **result, const char **mode,
+                       sc_error *err)
+{
+    return run_in(info, workdir, code, argv, any_mode ? WARM_ANY_MODE : WARM_SAME_MODE, result,
+                  mode, err);
 }
 
 int sc_python_run(const sc_python_info *info, const char *code, const char *const *argv,

@@ -68,7 +68,28 @@ int sc_python_run(const sc_python_info *info, const char *code, const char *cons
  * with sc_python_workdir_remove afterwards. */
 int sc_python_run_in(const sc_python_info *info, const char *workdir, const char *code,
                      const char *const *argv, cJSON **result, const char **mode, sc_error *err);
-/* Makes a private directory under $TMPDIR or /tmp into dir; returns 0 or a negative errno. */
+/* sc_python_run_in through the warm interpreter of a parallel run when this process has one for
+ * info (the same interpreter, in the same mode as info says unless any_mode), so torch is already
+ * imported; else exactly as sc_python_run_in. */
+int sc_python_run_warm(const sc_python_info *info, const char *workdir, const char *code,
+                       const char *const *argv, bool any_mode, cJSON **result, const char **mode,
+                       sc_error *err);
+/* In the runner's process: starts the warm interpreter (probes/torch_host.py) for info in an
+ * isolated child, which imports torch at once and then serves sc_python_run_warm in every process
+ * forked after this call. Returns 0 or a negative errno (-EALREADY when one runs). */
+int sc_python_warm_start(const sc_python_info *info);
+/* Stops the warm interpreter: no request is served after it, and it is killed without waiting
+ * (run_ends false), or it is ended and everything of it removed (run_ends true). Nothing when
+ * there is none. */
+void sc_python_warm_stop(bool run_ends);
+/* The client side of sc_python_run_warm: code in code_path, result in res_path. Returns 0, a
+ * negative errno when the code failed after a worker started (a worker killed by a signal kills
+ * this process with it, as a crash embedded would), or -EAGAIN when no warm interpreter takes the
+ * request: the caller runs it itself. */
+int sc_python_warm_run(const sc_python_info *info, bool any_mode, const char *code_path,
+                       const char *res_path, const char *const *argv, sc_error *err);
+/* Makes a private directory into dir, under the run's private directory (sc_scratch.h) when there
+ * is one, else under $TMPDIR or /tmp; returns 0 or a negative errno. */
 int sc_python_workdir(char *dir, size_t size, sc_error *err);
 /* Removes a directory made by sc_python_workdir and the files sc_python_run_in puts there. */
 void sc_python_workdir_remove(const char *dir);

@@ -12,21 +12,37 @@ import sclib
 
 DEBIAN_PYTHON = sclib.DEBIAN_PYTHON
 
-# Loaded by every interpreter started with this PYTHONPATH; only rank 1 of the check changes.
+# Loaded by every interpreter started with this PYTHONPATH. The ranks are fresh interpreters in a
+# serial run and forks of the warm interpreter in a parallel one, so the fault is put in when
+# torch.distributed is first imported and decides by RANK at each call: only rank 1 changes. The
+# hanging rank leaves its pid in SC_TEST_PIDS.
 FAULT = """
-import os
-if os.environ.get("RANK") == "1" and os.environ.get("SC_TEST_FAULT"):
-    import time
-    import torch.distributed as dist
-    _all_reduce = dist.all_reduce
+import builtins, os, sys, time
+if os.environ.get("SC_TEST_FAULT"):
+    _import = builtins.__import__
 
-    def all_reduce(tensor, *args, **kwargs):
-        if os.environ["SC_TEST_FAULT"] == "hang":
-            time.sleep(3600)
-        tensor.add_(1)  # rank 1 puts in one more than it should
-        return _all_reduce(tensor, *args, **kwargs)
+    def _faulty(dist):
+        real = dist.all_reduce
 
-    dist.all_reduce = all_reduce
+        def all_reduce(tensor, *args, **kwargs):
+            if os.environ.get("RANK") == "1":
+                if os.environ["SC_TEST_FAULT"] == "hang":
+                    with open(os.environ["SC_TEST_PIDS"], "a") as f:
+                        f.write("%d\\n" % os.getpid())
+                    time.sleep(3600)
+                tensor.add_(1)  # rank 1 puts in one more than it should
+            return real(tensor, *args, **kwargs)
+
+        dist.all_reduce, dist._sc_fault = all_reduce, True
+
+    def _importing(name, *args, **kwargs):
+        module = _import(name, *args, **kwargs)
+        dist = sys.modules.get("torch.distributed")
+        if dist is not None and hasattr(dist, "all_reduce") and not hasattr(dist, "_sc_fault"):
+            _faulty(dist)
+        return module
+
+    builtins.__import__ = _importing
 """
 
 
@@ -37,13 +53,15 @@ def has_torch():
 
 @unittest.skipUnless(has_torch(), "Debian's python3-torch is not installed")
 class Collective(unittest.TestCase):
-    def check(self, fault=None, *extra):
+    def check(self, fault=None, *extra, jobs="2"):
         with tempfile.TemporaryDirectory() as site:
             with open(os.path.join(site, "sitecustomize.py"), "w") as f:
                 f.write(textwrap.dedent(FAULT))
-            env = {"PYTHONPATH": site, "SC_TEST_FAULT": fault}
-            run = sclib.run(["--keep-going", "--python", DEBIAN_PYTHON, "--collective-ranks", "2"]
-                            + list(extra), env=env)
+            self.pids = os.path.join(site, "pids")
+            env = {"PYTHONPATH": site, "SC_TEST_FAULT": fault, "SC_TEST_PIDS": self.pids}
+            run = sclib.run(["--keep-going", "--python", DEBIAN_PYTHON, "--collective-ranks", "2",
+                             "--jobs", jobs] + list(extra), env=env)
+            self.hung = open(self.pids).read().split() if os.path.exists(self.pids) else []
         return run, run.probe("framework.collective")
 
     def test_two_gloo_ranks_verified(self):
@@ -64,7 +82,13 @@ class Collective(unittest.TestCase):
         self.assertEqual(p["findings"], [])
 
     def test_wrong_result_of_a_perturbed_rank(self):
-        run, p = self.check("wrong")
+        # serial: ranks are fresh interpreters; parallel: forks of the warm interpreter
+        for jobs in ("1", "2"):
+            with self.subTest(jobs=jobs):
+                self.wrong_result(jobs)
+
+    def wrong_result(self, jobs):
+        run, p = self.check("wrong", jobs=jobs)
         self.assertEqual(p["status"], "fail", p)
         self.assertFalse(p["facts"]["verified"])
         msg = run.finding("collective.wrong-result")["message"]
@@ -73,7 +97,12 @@ class Collective(unittest.TestCase):
         self.assertIn("rank 1: all-reduce gave 4", msg)
 
     def test_hang_is_killed_at_the_deadline(self):
-        run, p = self.check("hang", "--timeout", "60")
+        for jobs in ("1", "2"):
+            with self.subTest(jobs=jobs):
+                self.hang_killed(jobs)
+
+    def hang_killed(self, jobs):
+        run, p = self.check("hang", "--timeout", "60", jobs=jobs)
         self.assertEqual(p["status"], "fail", p)
         self.assertEqual(p["facts"]["deadline_s"], 15)
         msg = run.finding("collective.hang")["message"]
@@ -81,8 +110,8 @@ class Collective(unittest.TestCase):
                       "15.0 s", msg)
         self.assertIn("rank 1 in 'collectives'", msg)
         self.assertLess(p["duration_ms"], 60000)
-        self.assertFalse(subprocess.run(["pgrep", "-f", "ranks.py rank [1]"],
-                                        capture_output=True).returncode == 0)
+        self.assertEqual(len(self.hung), 1, self.hung)
+        self.assertFalse(os.path.exists("/proc/%s" % self.hung[0]), "the hung rank outlived the run")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 /* The parallel runner with probes made for the test: --jobs 1 is strictly serial (each probe
  * records its start and end in a file, from whichever process it runs in), more jobs overlap
  * probes of one layer, a speculative child whose gate closes is killed and skipped with the serial
- * reason, serial and parallel outcomes are the same, and steps become timing facts. */
+ * reason, serial and parallel outcomes are the same, and steps become timing facts; a probe's
+ * warm-up starts with the run and is stopped when its layer is final or its gate closes; a turn
+ * gate keeps or discards a result made beside the sibling it depends on. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -296,6 +298,160 @@ static void test_steps_become_timing_facts(void **state)
     }
 }
 
+/* The warm-up hooks record when the runner calls them. */
+static void warm_up_f2(const sc_ctx *ctx)
+{
+    (void)ctx;
+    record("warm_up", sc_now_ms(), sc_now_ms());
+}
+
+static void cool_down_f2(bool run_ends)
+{
+    record(run_ends ? "cool_down_end" : "cool_down_stop", sc_now_ms(), sc_now_ms());
+}
+
+static void run_f2(const sc_ctx *ctx, sc_result *res)
+{
+    run_timed(ctx, res, "framework.two", 100);
+}
+
+static void run_a1(const sc_ctx *ctx, sc_result *res)
+{
+    run_timed(ctx, res, "app.one", 100);
+}
+
+static const sc_probe p_f2 = {.id = "framework.two",
+                              .layer = SC_LAYER_FRAMEWORK,
+                              .run = run_f2,
+                              .warm_up = warm_up_f2,
+                              .cool_down = cool_down_f2};
+static const sc_probe p_a1 = {.id = "app.one", .layer = SC_LAYER_APP, .run = run_a1};
+
+static const interval *find(const interval *v, int n, const char *id)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(v[i].id, id) == 0)
+            return &v[i];
+    fail_msg("%s was not recorded", id);
+    return NULL;
+}
+
+static void test_warm_up_at_the_start_cooled_when_its_layer_is_final(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_d1, &p_r1, &p_f2, &p_a1, NULL};
+    sc_run_state rs;
+    assert_int_equal(run_table(table, 2, false, &rs), 0);
+    sc_run_state_free(&rs);
+    interval v[8];
+    int n = read_times(v, 8);
+    assert_int_equal(n, 7);
+    const interval *warm = find(v, n, "warm_up"), *stop = find(v, n, "cool_down_stop");
+    const interval *end = find(v, n, "cool_down_end");
+    /* before the first probe; stopped once its layer was final, before the next layer; released
+     * at the end of the run */
+    assert_true(warm->start <= find(v, n, "driver.one")->start);
+    assert_true(stop->start >= find(v, n, "framework.two")->end);
+    assert_true(stop->start <= find(v, n, "app.one")->start);
+    assert_true(end->start >= find(v, n, "app.one")->end);
+    /* --jobs 1 is strictly serial: no warm-up at all */
+    assert_int_equal(run_table(table, 1, false, &rs), 0);
+    sc_run_state_free(&rs);
+    assert_int_equal(read_times(v, 8), 4);
+}
+
+static void test_warm_up_stopped_when_its_gate_closes(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_d1, &p_rfail, &p_f2, &p_a1, NULL};
+    sc_run_state rs;
+    assert_int_equal(run_table(table, 2, false, &rs), 1);
+    sc_run_state_free(&rs);
+    interval v[8];
+    int n = read_times(v, 8);
+    assert_int_equal(n, 4); /* driver.one, and the warm-up: made, stopped and released */
+    assert_true(find(v, n, "cool_down_stop")->start <= find(v, n, "cool_down_end")->start);
+}
+
+/* A sibling whose result the next probe needs: it fails, or passes, as the test says. */
+static bool sibling_fails;
+static void run_sibling(const sc_ctx *ctx, sc_result *res)
+{
+    run_timed(ctx, res, "framework.sibling", 800);
+    if (sibling_fails)
+        sc_finding(res, "test.broken", SC_SEV_ERROR, NULL, "broken");
+}
+
+static bool sibling_passed(const sc_ctx *ctx, char *why, size_t size)
+{
+    if (sc_ctx_status(ctx, "framework.sibling") == SC_STATUS_PASS)
+        return true;
+    snprintf(why, size, "framework.sibling did not pass");
+    return false;
+}
+
+static void run_after_sibling(const sc_ctx *ctx, sc_result *res)
+{
+    if (sibling_fails) {
+        run_slow(ctx, res); /* killed when its turn gate closes */
+        return;
+    }
+    run_timed(ctx, res, "framework.after", 100);
+}
+
+static const sc_probe p_sibling = {.id = "framework.sibling",
+                                   .layer = SC_LAYER_FRAMEWORK,
+                                   .isolated = true,
+                                   .timeout_s = 30,
+                                   .run = run_sibling};
+static const sc_probe p_after = {.id = "framework.after",
+                                 .layer = SC_LAYER_FRAMEWORK,
+                                 .isolated = true,
+                                 .timeout_s = 120,
+                                 .needs = SC_NEEDS(SC_LAYER_DRIVER),
+                                 .turn_gate = sibling_passed,
+                                 .run = run_after_sibling};
+
+static void test_turn_gate_keeps_or_discards_a_speculative_result(void **state)
+{
+    (void)state;
+    const sc_probe *table[] = {&p_d1, &p_sibling, &p_after, NULL};
+    sc_run_state rs;
+    char *text[2];
+    /* open: it started beside its sibling, and its result counts as in a serial run */
+    sibling_fails = false;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(run_table(table, i == 0 ? 1 : 3, false, &rs), 0);
+        text[i] = normalised(&rs);
+        sc_run_state_free(&rs);
+    }
+    assert_string_equal(text[0], text[1]);
+    free(text[0]);
+    free(text[1]);
+    interval v[8];
+    int n = read_times(v, 8);
+    assert_true(find(v, n, "framework.after")->start < find(v, n, "framework.sibling")->end);
+    /* closed: its child is killed, and it is skip with the gate's reason, as in a serial run */
+    sibling_fails = true;
+    assert_int_equal(run_table(table, 3, false, &rs), 1);
+    assert_int_equal(rs.outcomes[2].status, SC_STATUS_SKIP);
+    assert_string_equal(rs.outcomes[2].reason, "framework.sibling did not pass");
+    text[1] = normalised(&rs);
+    sc_run_state_free(&rs);
+    FILE *f = fopen(pid_path, "r");
+    int pid = 0;
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%d", &pid), 1);
+    fclose(f);
+    assert_int_equal(kill(pid, 0), -1);
+    assert_int_equal(run_table(table, 1, false, &rs), 1);
+    text[0] = normalised(&rs);
+    sc_run_state_free(&rs);
+    assert_string_equal(text[0], text[1]);
+    free(text[0]);
+    free(text[1]);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -323,6 +479,9 @@ int main(void)
         cmocka_unit_test(test_gate_closing_kills_speculative_child),
         cmocka_unit_test(test_serial_and_parallel_agree),
         cmocka_unit_test(test_steps_become_timing_facts),
+        cmocka_unit_test(test_warm_up_at_the_start_cooled_when_its_layer_is_final),
+        cmocka_unit_test(test_warm_up_stopped_when_its_gate_closes),
+        cmocka_unit_test(test_turn_gate_keeps_or_discards_a_speculative_result),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,18 @@
+/* Temporary files of a run: a private directory for the work directories of the probes' children,
+ * removed whole when the run ends (a child killed at its deadline, or whose speculative result
+ * was discarded, cannot clean up after itself), and tree removal. */
+#ifndef SC_SCRATCH_H
+#define SC_SCRATCH_H
+
+/* Makes the run's private directory under $TMPDIR or /tmp (nothing when there is one); returns 0
+ * or a negative errno. Children forked afterwards inherit it. */
+int sc_scratch_begin(void);
+/* The run's private directory, or "" when there is none. */
+const char *sc_scratch_dir(void);
+/* Removes the run's directory and everything in it. */
+void sc_scratch_end(void);
+
+/* Removes the directory tree at path without following symlinks; returns 0 or -errno. */
+int sc_remove_tree(const char *path);
+
+#endif
