@@ -1,6 +1,7 @@
 """Shared helpers for the integration tests: run the built binary, read its snapshot, validate it
 against docs/snapshot.schema.json, make temporary fixture roots, and run as an unprivileged user."""
 import atexit
+import copy
 import glob
 import json
 import os
@@ -212,6 +213,27 @@ class SysrootCase(unittest.TestCase):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "a" if append else "w") as f:
             f.write(text)
+
+
+def normalised(snapshot):
+    """A snapshot (or a part of one) without what differs between two runs of the same thing: times, the command
+    line and the creation date."""
+    s = copy.deepcopy(snapshot)
+    for key in ("argv", "created", "run"):
+        s.pop(key, None)
+
+    def walk(x):
+        if isinstance(x, dict):
+            for k in list(x):
+                if k.endswith("_ms") or k in ("timing", "load_init_ms"):
+                    x[k] = 0
+                else:
+                    walk(x[k])
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(s)
+    return s
 
 
 def main():

@@ -4,7 +4,6 @@ current stage and is gone from the final screen. Off a terminal: "still running"
 probe, none with --progress=never or -q. Step timings in the snapshot; a summary on every passing
 probe's line; and serial (--jobs 1) and parallel runs that give the same snapshot on every fixture
 and on this machine."""
-import copy
 import json
 import os
 import pty
@@ -87,27 +86,6 @@ def screen(raw):
     if line:
         lines.append("".join(line))
     return lines
-
-
-def normalised(snapshot):
-    """The snapshot without what differs between two runs of the same thing: times, the command
-    line and the creation date."""
-    s = copy.deepcopy(snapshot)
-    for key in ("argv", "created", "run"):
-        s.pop(key, None)
-
-    def walk(x):
-        if isinstance(x, dict):
-            for k in list(x):
-                if k.endswith("_ms") or k in ("timing", "load_init_ms"):
-                    x[k] = 0
-                else:
-                    walk(x[k])
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-    walk(s)
-    return s
 
 
 class LiveOnTerminal(unittest.TestCase):
@@ -238,7 +216,8 @@ class SerialAndParallel(unittest.TestCase):
         serial = sclib.run(["--jobs", "1"] + args)
         parallel = sclib.run(["--jobs", "4"] + args)
         self.assertEqual(serial.rc, parallel.rc, args)
-        self.assertEqual(normalised(serial.snapshot), normalised(parallel.snapshot), args)
+        self.assertEqual(sclib.normalised(serial.snapshot), sclib.normalised(parallel.snapshot),
+                         args)
         return serial, parallel
 
     def test_same_snapshot_on_every_fixture(self):

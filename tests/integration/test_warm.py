@@ -1,0 +1,113 @@
+"""The warm interpreter of a parallel run: torch is imported once, in the interpreter the framework
+layer uses, from the run's first moment (while a lower layer is still being checked), and the
+framework probes fork from it; their facts are the ones a serial run gets, where each imports torch
+itself; the warm interpreter and its files are gone after the run. A fake torch package logs each
+import (the process's argv[0], its pid, the time it began)."""
+import os
+import shutil
+import tempfile
+import time
+import unittest
+
+import sclib
+import test_framework
+
+FAKE_LOGGING = """
+import os, sys, time
+with open(os.environ["SC_TEST_IMPORTS"], "a") as _f:
+    _f.write("%s %d %.3f\\n" % (os.path.basename(sys.argv[0]) if sys.argv else "?", os.getpid(),
+                               time.time()))
+time.sleep(0.5)
+""" + test_framework.FAKE_ROCM
+
+
+class WarmInterpreter(unittest.TestCase):
+    def setUp(self):
+        self.fake = test_framework.FakeTorch(FAKE_LOGGING)
+        self.tmp = tempfile.mkdtemp(prefix="sc-warm-")
+        self.imports = os.path.join(self.tmp, "imports")
+
+    def tearDown(self):
+        self.fake.cleanup()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def run_jobs(self, jobs, *extra, env=None):
+        open(self.imports, "w").close()
+        scratch = os.path.join(self.tmp, "scratch")
+        os.mkdir(scratch)
+        started = time.time()
+        r = sclib.run(["--jobs", jobs, "--keep-going", "--python", sclib.DEBIAN_PYTHON]
+                      + list(extra),
+                      env=self.fake.env(SC_TEST_IMPORTS=self.imports, TMPDIR=scratch, **(env or {})))
+        self.assertEqual(os.listdir(scratch), [], "the run left files behind")
+        os.rmdir(scratch)
+        with open(self.imports) as f:
+            lines = [line.split() for line in f if line.strip()]
+        return r, [(argv0, int(pid), float(t) - started) for argv0, pid, t in lines]
+
+    def test_parallel_run_imports_torch_once_in_the_warm_interpreter(self):
+        r, imports = self.run_jobs("2")
+        self.assertEqual(len(imports), 1, imports)
+        argv0, pid, _ = imports[0]
+        self.assertEqual(argv0, "stackcheck-torch-host")
+        self.assertFalse(os.path.exists("/proc/%d" % pid), "the warm interpreter outlived the run")
+        torch = r.probe("framework.torch")["facts"]["torch"]
+        self.assertEqual(torch["version"], test_framework.FAKE_VERSION)
+        self.assertGreaterEqual(torch["import_ms"], 500)  # the warm interpreter's own import time
+        self.assertEqual(r.probe("framework.torch")["facts"]["python"]["mode"], "embedded")
+        # the collective's launcher and rank were forked from it too: no import of their own
+        self.assertNotEqual(r.probe("framework.collective")["status"], "skip")
+
+    def test_serial_run_imports_in_each_probe_and_agrees(self):
+        serial, imports = self.run_jobs("1")
+        self.assertNotIn("stackcheck-torch-host", [argv0 for argv0, _, _ in imports])
+        self.assertGreaterEqual(len(imports), 2, imports)  # framework.torch and the rank
+        parallel, _ = self.run_jobs("2")
+        self.assertEqual(serial.rc, parallel.rc)
+        self.assertEqual(sclib.normalised(serial.probe("framework.torch")),
+                         sclib.normalised(parallel.probe("framework.torch")))
+        # the fake torch has no torch.distributed: the rank fails alike, its traceback naming the
+        # rank's code by another (temporary) file name
+        tails = []
+        for r in (serial, parallel):
+            p = sclib.normalised(r.probe("framework.collective"))
+            tail = p["facts"]["ranks"][0].pop("log_tail")
+            tails.append(tail.strip().splitlines()[-1])
+            p["findings"] = [f["id"] for f in p["findings"]]
+            tails.append(p)
+        self.assertEqual(tails[0], tails[2])
+        self.assertIn("torch.distributed", tails[0])
+        self.assertEqual(tails[1], tails[3])
+
+    def test_import_starts_while_a_lower_layer_is_checked(self):
+        # runtime.hip hangs in its stub until its 4 s deadline: the warm import began long before
+        r, imports = self.run_jobs("2", "--hip-library", sclib.stub("hipstub"), "--timeout", "4",
+                                   env={"SC_HIPSTUB_MODE": "hang"})
+        self.assertEqual(r.probe("runtime.hip")["status"], "timeout")
+        self.assertEqual([argv0 for argv0, _, _ in imports], ["stackcheck-torch-host"])
+        self.assertLess(imports[0][2], 3.0, imports)
+
+    def test_subprocess_interpreter_is_warm_too(self):
+        r, imports = self.run_jobs("2", env={"STACKCHECK_PYTHON_SUBPROCESS": "1"})
+        self.assertEqual([argv0 for argv0, _, _ in imports], ["stackcheck-torch-host"])
+        self.assertEqual(r.probe("framework.torch")["facts"]["python"]["mode"], "subprocess")
+
+    def test_gate_closed_stops_the_warm_interpreter(self):
+        # the driver layer fails and nothing is waived: the framework layer is skipped, and the
+        # speculative import is stopped with nothing left behind
+        open(self.imports, "w").close()
+        scratch = os.path.join(self.tmp, "scratch")
+        os.mkdir(scratch)
+        r = sclib.run(["--jobs", "2", "--python", sclib.DEBIAN_PYTHON],
+                      env=self.fake.env(SC_TEST_IMPORTS=self.imports, TMPDIR=scratch))
+        self.assertEqual(r.rc, 1)
+        self.assertEqual(r.probe("framework.torch")["status"], "skip")
+        self.assertEqual(r.probe("framework.collective")["status"], "skip")
+        self.assertEqual(os.listdir(scratch), [])
+        with open(self.imports) as f:
+            for line in f:
+                self.assertFalse(os.path.exists("/proc/%s" % line.split()[1]))
+
+
+if __name__ == "__main__":
+    sclib.main()
