@@ -4,8 +4,8 @@
 # with torch already imported and the requester's stdout, stderr and step pipe. The import itself
 # touches no device, so every worker initialises its devices as a fresh process would.
 #
-# Run as `prog LISTEN_FD MODE`. A request is one JSON line {"mode", "executable", "code_file",
-# "argv", "result", "step"} sent with SCM_RIGHTS carrying the requester's stdout, stderr (and step
+# Run as `prog LISTEN_FD MODE`. A request is one JSON line {"mode", "code_file", "argv", "result",
+# "step"} sent with SCM_RIGHTS carrying the requester's stdout, stderr (and step
 # pipe when "step" is true); the answers are lines: "started PID", then "done EXITCODE" from the
 # worker once its code has run (before the exit of a process this size, which takes a while), or
 # "status WAITSTATUS" from the host when the worker died without saying so; or "refused WHY". A
@@ -19,6 +19,7 @@ import socket
 import sys
 import time
 import traceback
+import warnings
 
 MODE = sys.argv[2] if len(sys.argv) > 2 else "subprocess"
 REQUEST_MAX = 1 << 16
@@ -106,12 +107,11 @@ def run_worker(req, fds, conn):
 
 
 def refusal(req):
+    """Why req cannot be served here (stackcheck checks the interpreter before it asks)."""
     if req is None:
         return "malformed"
     if req.get("mode") not in ("any", MODE):
         return "mode %s" % MODE
-    if req.get("executable") != sys.executable:
-        return "another interpreter"
     return None
 
 
@@ -199,6 +199,9 @@ def serve(server):
 
 
 if __name__ == "__main__":
+    # Python 3.12 warns at each fork of a process with threads; a worker is a fork by design
+    warnings.filterwarnings("ignore", message=".*use of fork\\(\\) may lead to deadlocks",
+                            category=DeprecationWarning)
     listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, int(sys.argv[1]))
     builtins._stackcheck_torch_preimport = import_torch()
     serve(listening)

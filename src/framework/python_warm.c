@@ -59,7 +59,9 @@ static int listen_at(const char *path)
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
     if (!sc_fmt(addr.sun_path, sizeof addr.sun_path, "%s", path))
         return -ENAMETOOLONG;
-    /* not close-on-exec: a subprocess interpreter inherits it through exec */
+    /* A path in a private directory, never the abstract namespace, which anyone may connect to.
+     * Too long a path (a deep $TMPDIR) leaves the run without a warm interpreter: slower, alike.
+     * Not close-on-exec: a subprocess interpreter inherits it through exec. */
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     if (fd < 0)
         return -errno;
@@ -74,17 +76,22 @@ static int listen_at(const char *path)
 int sc_python_warm_start(const sc_python_info *info)
 {
     sc_error err = {0};
-    if (warm.child || info->version[0] < '3' || sc_python_workdir(warm.dir, sizeof warm.dir, &err))
+    if (warm.child)
         return -EALREADY;
+    if (info->version[0] < '3')
+        return -ENOTSUP; /* the probes' code needs Python 3: framework.torch says so itself */
+    int rc = sc_python_workdir(warm.dir, sizeof warm.dir, &err);
+    if (rc < 0)
+        return rc;
     warm.info = *info;
     warm.embedded = info->libpython[0] != '\0';
     snprintf(warm.executable, sizeof warm.executable, "%s", info->executable);
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/warm.sock", warm.dir);
     warm.listen_fd = listen_at(path);
-    int rc = warm.listen_fd < 0 ? warm.listen_fd
-                                : sc_isolate_start(warm_child, NULL, WARM_LIFETIME_S, ignore_step,
-                                                   NULL, &warm.child);
+    rc = warm.listen_fd < 0
+             ? warm.listen_fd
+             : sc_isolate_start(warm_child, NULL, WARM_LIFETIME_S, ignore_step, NULL, &warm.child);
     if (warm.listen_fd >= 0)
         close(warm.listen_fd);
     warm.listen_fd = -1;
@@ -128,7 +135,6 @@ static char *request_text(const sc_python_info *info, bool any_mode, const char 
                             any_mode             ? "any"
                             : info->libpython[0] ? "embedded"
                                                  : "subprocess");
-    cJSON_AddStringToObject(req, "executable", info->executable);
     cJSON_AddStringToObject(req, "code_file", code_path);
     cJSON_AddStringToObject(req, "result", res_path);
     cJSON_AddBoolToObject(req, "step", step);
