@@ -405,7 +405,7 @@ const sc_probe sc_probe_driver_ascend = {
     .isolated = false,
     .active = false,
     .summary = "Huawei Ascend NPUs: PCI, driver and firmware versions (firmware inside the "
-               "driver's compatible range), CANN toolkit, modules (built for the running kernel), device "
-               "nodes, kernel log",
+               "driver's compatible range), CANN toolkit, modules (built for the running "
+               "kernel), device nodes, kernel log",
     .run = run,
 };

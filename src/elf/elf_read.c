@@ -1,7 +1,8 @@
 /* ELF parsing with libelf, from a memory image or a file: the header checks, the section mode
  * (dynamic symbols, the spans of the GPU code sections and of a module's .modinfo, beside the
- * tables elf_tables.c reads) and the choice between it and the lazy mode of elf_lazy.c. Input is untrusted: every count is bounded
- * by the data that holds it, and every string must end inside its table. */
+ * tables elf_tables.c reads) and the choice between it and the lazy mode of elf_lazy.c. Input is
+ * untrusted: every count is bounded by the data that holds it, and every string must end inside its
+ * table. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -42,8 +42,8 @@ static bool compressed_name(const char *path)
     return sc_ends_with(path, ".xz") || sc_ends_with(path, ".zst") || sc_ends_with(path, ".gz");
 }
 
-int sc_modinfo_read(const sc_root *root, const char *path, const char *key, char *buf,
-                    size_t size, sc_error *err)
+int sc_modinfo_read(const sc_root *root, const char *path, const char *key, char *buf, size_t size,
+                    sc_error *err)
 {
     if (compressed_name(path))
         return sc_error_set(err, -ENOEXEC, "%s is compressed (not read)", path);

@@ -19,7 +19,7 @@ bool sc_modinfo_get(const char *data, size_t len, const char *key, char *buf, si
  * errno with err filled: -ENOENT and the like when the file cannot be opened, -ENOEXEC when it is
  * not a relocatable ELF file (a compressed .ko.xz/.ko.zst/.ko.gz included), -ENODATA when it has
  * no .modinfo section or no key= in it. */
-int sc_modinfo_read(const sc_root *root, const char *path, const char *key, char *buf,
-                    size_t size, sc_error *err);
+int sc_modinfo_read(const sc_root *root, const char *path, const char *key, char *buf, size_t size,
+                    sc_error *err);
 
 #endif

@@ -146,7 +146,8 @@ static void add_cpu(cJSON *host, const sc_root *root)
 bool sc_host_kernel_release(const sc_root *root, char *buf, size_t size)
 {
     struct utsname u;
-    if (root->is_host && uname(&u) == 0) { /* a capture keeps uname's answer where a replay reads it */
+    /* live: uname, and a capture keeps its answer where a replay reads it */
+    if (root->is_host && uname(&u) == 0) {
         char line[sizeof u.release + 1];
         snprintf(line, sizeof line, "%s\n", u.release);
         sc_root_note_live(root, "/proc/sys/kernel/osrelease", line, strlen(line), 0);

@@ -22,11 +22,11 @@
 
 typedef struct {
     char path[PATH_MAX];
-    char name[96];                /* the file name up to ".ko" */
-    char vermagic[VERMAGIC_MAX];  /* "" when unread */
-    char release[128];            /* vermagic's first word */
-    char why[PATH_MAX + 96];      /* why vermagic is unread */
-    bool declared;                /* from the file list, not the running kernel's tree */
+    char name[96];               /* the file name up to ".ko" */
+    char vermagic[VERMAGIC_MAX]; /* "" when unread */
+    char release[128];           /* vermagic's first word */
+    char why[PATH_MAX + 96];     /* why vermagic is unread */
+    bool declared;               /* from the file list, not the running kernel's tree */
 } kmod;
 
 typedef struct {
@@ -94,8 +94,7 @@ static bool module_loaded(const kfit *k, const char *name)
 {
     char path[192], state[32];
     return sc_fmt(path, sizeof path, "/sys/module/%s/initstate", name) &&
-           sc_root_read_line(k->root, path, state, sizeof state) == 0 &&
-           strcmp(state, "live") == 0;
+           sc_root_read_line(k->root, path, state, sizeof state) == 0 && strcmp(state, "live") == 0;
 }
 
 static cJSON *module_json(const kfit *k, const kmod *m)
