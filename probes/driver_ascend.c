@@ -1,7 +1,8 @@
 /* driver.ascend: Huawei Ascend NPUs behind the davinci driver. Reads PCI, the driver's and the
  * firmware's version.info (and checks the firmware against the driver's compatible_version_fw
- * range), the CANN toolkits, the driver's kernel modules, the device nodes and the kernel log,
- * all through the root, so it runs the same live and on a --sysroot image. Passive. */
+ * range), the CANN toolkits, the driver's kernel modules (loaded, and built for the running
+ * kernel: their vermagic), the device nodes and the kernel log, all through the root, so it runs
+ * the same live and on a --sysroot image. Passive. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "sc_accel.h"
 #include "sc_ascend.h"
 #include "sc_ascend_install.h"
+#include "sc_ascend_kernel.h"
 #include "sc_ascend_lock.h"
 #include "sc_census.h"
 #include "sc_host.h"
@@ -383,6 +385,7 @@ static void run(const sc_ctx *ctx, sc_result *res)
     read_driver_info(&st);
     read_firmware_info(&st);
     read_modules(&st);
+    sc_ascend_kernel_check(ctx->root, res);
     read_devices(&st);
     read_toolkits(&st);
     if (driver_verdict(&st)) {
@@ -402,6 +405,7 @@ const sc_probe sc_probe_driver_ascend = {
     .isolated = false,
     .active = false,
     .summary = "Huawei Ascend NPUs: PCI, driver and firmware versions (firmware inside the "
-               "driver's compatible range), CANN toolkit, modules, device nodes, kernel log",
+               "driver's compatible range), CANN toolkit, modules (built for the running "
+               "kernel), device nodes, kernel log",
     .run = run,
 };

@@ -49,7 +49,7 @@ int sc_elf_open_fd(int fd, const char *path, unsigned what, sc_elf_file *file, s
     if (st.st_size < EI_NIDENT)
         return sc_error_set(err, -ENOEXEC, "%s is not an ELF file (%lld bytes)", path,
                             (long long)st.st_size);
-    if (!(what & (SC_ELF_SYMBOLS | SC_ELF_OFFLOAD))) {
+    if (!(what & SC_ELF_SECTION_PARTS)) {
         int rc = sc_elf_parse_fd(fd, (uint64_t)st.st_size, what, &file->info, err);
         if (rc == -ENOEXEC)
             sc_error_set(err, rc, "%s is not a valid ELF file", path);

@@ -1,7 +1,8 @@
 /* ELF parsing with libelf, from a memory image or a file: the header checks, the section mode
- * (dynamic symbols and the GPU code sections' spans, beside the tables elf_tables.c reads) and the
- * choice between it and the lazy mode of elf_lazy.c. Input is untrusted: every count is bounded
- * by the data that holds it, and every string must end inside its table. */
+ * (dynamic symbols, the spans of the GPU code sections and of a module's .modinfo, beside the
+ * tables elf_tables.c reads) and the choice between it and the lazy mode of elf_lazy.c. Input is
+ * untrusted: every count is bounded by the data that holds it, and every string must end inside its
+ * table. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,16 +15,26 @@ typedef struct {
     GElf_Shdr dynamic_sh, dynsym_sh, verneed_sh, verdef_sh;
 } sections;
 
-static void note_offload(Elf *elf, size_t shstrndx, const GElf_Shdr *sh, sc_elf_info *out)
+/* The span of the named section this parse wants (GPU code, a module's .modinfo), or NULL. */
+static sc_elf_span *wanted_span(const char *name, unsigned what, sc_elf_info *out)
+{
+    if ((what & SC_ELF_OFFLOAD) && strcmp(name, ".hip_fatbin") == 0)
+        return &out->hip_fatbin;
+    if ((what & SC_ELF_OFFLOAD) &&
+        (strcmp(name, ".nv_fatbin") == 0 || strcmp(name, "__nv_relfatbin") == 0))
+        return &out->nv_fatbin;
+    if ((what & SC_ELF_MODINFO) && strcmp(name, ".modinfo") == 0)
+        return &out->modinfo;
+    return NULL;
+}
+
+static void note_span(Elf *elf, size_t shstrndx, const GElf_Shdr *sh, unsigned what,
+                      sc_elf_info *out)
 {
     const char *name = elf_strptr(elf, shstrndx, sh->sh_name);
     if (!name || sh->sh_type == SHT_NOBITS)
         return;
-    sc_elf_span *span = NULL;
-    if (strcmp(name, ".hip_fatbin") == 0)
-        span = &out->hip_fatbin;
-    else if (strcmp(name, ".nv_fatbin") == 0 || strcmp(name, "__nv_relfatbin") == 0)
-        span = &out->nv_fatbin;
+    sc_elf_span *span = wanted_span(name, what, out);
     if (span && !span->present) {
         span->offset = sh->sh_offset;
         span->size = sh->sh_size;
@@ -58,8 +69,8 @@ static void find_sections(Elf *elf, unsigned what, sections *s, sc_elf_info *out
         case SHT_GNU_verdef: keep(&s->verdef, &s->verdef_sh, scn, &sh); break;
         default: break;
         }
-        if ((what & SC_ELF_OFFLOAD) && have_names)
-            note_offload(elf, shstrndx, &sh, out);
+        if ((what & (SC_ELF_OFFLOAD | SC_ELF_MODINFO)) && have_names)
+            note_span(elf, shstrndx, &sh, what, out);
     }
 }
 
@@ -240,7 +251,7 @@ static int parse_elf(Elf *elf, uint64_t size, unsigned what, sc_elf_info *out, s
     int rc = read_header(elf, size, out, err);
     if (rc < 0)
         goto out;
-    bool lazy = !(what & (SC_ELF_SYMBOLS | SC_ELF_OFFLOAD));
+    bool lazy = !(what & SC_ELF_SECTION_PARTS);
     rc = lazy ? sc_elf_parse_lazy(elf, what, out) : parse_sections(elf, what, out);
     if (rc == 0 && lazy)
         rc = detach(out);

@@ -19,7 +19,10 @@ enum {
     SC_ELF_VERSIONS = 1 << 0, /* verneed and verdef */
     SC_ELF_SYMBOLS = 1 << 1,  /* defined and undefined dynamic symbols */
     SC_ELF_OFFLOAD = 1 << 2,  /* where .hip_fatbin and .nv_fatbin lie */
+    SC_ELF_MODINFO = 1 << 3,  /* where a kernel module's .modinfo lies */
 };
+/* The parts that need the section headers (the others are read lazily). */
+#define SC_ELF_SECTION_PARTS (SC_ELF_SYMBOLS | SC_ELF_OFFLOAD | SC_ELF_MODINFO)
 
 /* One DT_VERNEED entry: the versions required from the object named file. */
 typedef struct {
@@ -62,6 +65,7 @@ typedef struct {
     sc_elf_undef *undefined;
     size_t undefined_count;
     sc_elf_span hip_fatbin, nv_fatbin;
+    sc_elf_span modinfo; /* SC_ELF_MODINFO: a kernel module's key=value strings */
 } sc_elf_info;
 
 /* A file mapped privately (copy-on-write, so libelf may adjust it) and parsed. */
@@ -74,8 +78,8 @@ typedef struct {
 /* Parses image[0..size) (which must stay valid and writable until sc_elf_free) for the parts in
  * `what`. Returns 0, or -ENOEXEC (not ELF, truncated, malformed) / -ENOMEM with err filled. */
 int sc_elf_parse(void *image, size_t size, unsigned what, sc_elf_info *out, sc_error *err);
-/* Like sc_elf_parse (size: the file's size) for the dynamic section and versions only (not
- * SC_ELF_SYMBOLS or SC_ELF_OFFLOAD), reading just the parts needed through fd with pread: the cheap
+/* Like sc_elf_parse (size: the file's size) for the dynamic section and versions only (none of
+ * SC_ELF_SECTION_PARTS), reading just the parts needed through fd with pread: the cheap
  * way to walk a dependency tree. fd may be closed afterwards. */
 int sc_elf_parse_fd(int fd, uint64_t size, unsigned what, sc_elf_info *out, sc_error *err);
 /* Frees what sc_elf_parse allocated; the image stays the caller's. */

@@ -143,25 +143,35 @@ static void add_cpu(cJSON *host, const sc_root *root)
     free(text);
 }
 
+bool sc_host_kernel_release(const sc_root *root, char *buf, size_t size)
+{
+    struct utsname u;
+    /* live: uname, and a capture keeps its answer where a replay reads it */
+    if (root->is_host && uname(&u) == 0) {
+        char line[sizeof u.release + 1];
+        snprintf(line, sizeof line, "%s\n", u.release);
+        sc_root_note_live(root, "/proc/sys/kernel/osrelease", line, strlen(line), 0);
+        sc_text_copy(buf, size, u.release);
+        return buf[0] != '\0';
+    }
+    return sc_root_read_line(root, "/proc/sys/kernel/osrelease", buf, size) == 0 && buf[0];
+}
+
 static void add_kernel_arch(cJSON *host, const sc_root *root)
 {
     struct utsname u;
     char buf[256];
-    bool live = root->is_host && uname(&u) == 0;
-    if (live) { /* a capture keeps uname's answer where a replay reads it */
-        char line[sizeof u.release + 1];
-        snprintf(line, sizeof line, "%s\n", u.release);
-        sc_root_note_live(root, "/proc/sys/kernel/osrelease", line, strlen(line), 0);
-        snprintf(line, sizeof line, "%s\n", u.machine);
-        sc_root_note_live(root, "/proc/sys/kernel/arch", line, strlen(line), 0);
-        cJSON_AddStringToObject(host, "kernel", u.release);
-    } else if (sc_root_read_line(root, "/proc/sys/kernel/osrelease", buf, sizeof buf) == 0)
+    if (sc_host_kernel_release(root, buf, sizeof buf))
         cJSON_AddStringToObject(host, "kernel", buf);
     else
         sc_fact_null(host, "kernel", "offline (--sysroot) and no /proc/sys/kernel/osrelease");
-    if (live)
+    bool live = root->is_host && uname(&u) == 0;
+    if (live) {
+        char line[sizeof u.machine + 1];
+        snprintf(line, sizeof line, "%s\n", u.machine);
+        sc_root_note_live(root, "/proc/sys/kernel/arch", line, strlen(line), 0);
         cJSON_AddStringToObject(host, "arch", u.machine);
-    else if (sc_root_read_line(root, "/proc/sys/kernel/arch", buf, sizeof buf) == 0)
+    } else if (sc_root_read_line(root, "/proc/sys/kernel/arch", buf, sizeof buf) == 0)
         cJSON_AddStringToObject(host, "arch", buf);
     else
         sc_fact_null(host, "arch", "offline (--sysroot) and no /proc/sys/kernel/arch");

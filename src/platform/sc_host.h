@@ -12,6 +12,9 @@
 
 /* The host object of the snapshot: hostname, os, kernel, arch, cpu, container, user. */
 cJSON *sc_host_collect(const sc_root *root);
+/* The running kernel's release (uname -r) into buf: uname's on the live system (noted for a
+ * capture), the root's /proc/sys/kernel/osrelease otherwise. False when neither says. */
+bool sc_host_kernel_release(const sc_root *root, char *buf, size_t size);
 /* The group name of gid from the root's /etc/group into buf; returns false when unknown. */
 bool sc_group_name(const sc_root *root, gid_t gid, char *buf, size_t size);
 /* The user name of uid from the root's /etc/passwd into buf; returns false when unknown. */

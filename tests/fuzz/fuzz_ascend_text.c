@@ -1,7 +1,8 @@
 /* Fuzz target for the Ascend text stackcheck reads from outside: version.info and install.info
  * Key=value files, dotted versions, the driver's compatible_version_fw ranges, CANN's version.cfg
- * lines, release lines and compatible_version lists, and the Ascend drivers' kernel-log lines. The
- * input's first line is also tried as a version, a range, a release line and a list. */
+ * lines, release lines and compatible_version lists, the installer's file list and the words of a
+ * module's vermagic, and the Ascend drivers' kernel-log lines. The input's first line is also tried
+ * as a version, a range, a release line, a list and a vermagic. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,6 +36,24 @@ static void try_lock_text(const char *text, const char *first)
         __builtin_trap();
 }
 
+/* The installer's [driver_ko] lines and vermagic words: absolute, printable, bounded. */
+static void try_kernel_text(const char *text, const char *first)
+{
+    char path[128], release[64], base[64];
+    size_t lines = 0;
+    for (const char *at = text; sc_ascend_filelist_next(&at, "driver_ko", path, sizeof path);) {
+        check_printable(path);
+        if (path[0] != '/' || strchr(path, ' ') || ++lines > strlen(text))
+            __builtin_trap(); /* each path is a line of its own */
+    }
+    if (sc_kernel_vermagic_release(first, release, sizeof release)) {
+        check_printable(release);
+        if (sc_kernel_release_base(release, base, sizeof base) && strlen(base) > strlen(release))
+            __builtin_trap();
+    }
+    (void)sc_kernel_vermagic_modversions(first);
+}
+
 static void try_versions(const char *text)
 {
     char v[64] = "", fw[64], ranges[256];
@@ -60,6 +79,7 @@ static void try_versions(const char *text)
         __builtin_trap(); /* and the order is antisymmetric */
     sc_ascend_fw_in_range(first, "7.1.0", ranges, sizeof ranges);
     try_lock_text(text, first);
+    try_kernel_text(text, first);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -196,6 +196,12 @@ class SysrootCase(unittest.TestCase):
     def drv(self, r):
         return r.probe(self.PROBE)
 
+    def only_finding(self, r, fid):
+        """The probe's one finding with id fid (the test fails unless there is exactly one)."""
+        found = [f for f in self.drv(r)["findings"] if f["id"] == fid]
+        self.assertEqual(len(found), 1, self.drv(r)["findings"])
+        return found[0]
+
     def problems(self, r):
         """The ids of the probe's warn and error findings, in order."""
         return [f["id"] for f in self.drv(r)["findings"] if f["severity"] != "info"]

@@ -20,11 +20,6 @@ class LockCase(sclib.SysrootCase):
     PROBE = "driver.ascend"
     ENV = CLEAN
 
-    def finding(self, r, fid):
-        found = [f for f in self.drv(r)["findings"] if f["id"] == fid]
-        self.assertEqual(len(found), 1, self.drv(r)["findings"])
-        return found[0]
-
 
 class LabelsDisagree(LockCase):
     def test_links_say_8_2_rc2_version_cfg_says_8_0_t63(self):
@@ -34,7 +29,7 @@ class LabelsDisagree(LockCase):
         self.assertEqual(p["status"], "warn")
         self.assertEqual(self.problems(r),
                          ["ascend.cann-version-mismatch", "ascend.firmware-unknown"])
-        msg = self.finding(r, "ascend.cann-version-mismatch")["message"]
+        msg = self.only_finding(r, "ascend.cann-version-mismatch")["message"]
         self.assertIn("directory 8.2.RC2", msg)
         self.assertIn("version.cfg 8.0.T63", msg)
         tk = p["facts"]["toolkits"][0]
@@ -58,7 +53,7 @@ class LabelsDisagree(LockCase):
         r = self.sysroot(root)
         self.assertEqual(r.rc, 1)
         self.assertEqual(self.drv(r)["status"], "fail")
-        msg = self.finding(r, "ascend.cann-mixed-install")["message"]
+        msg = self.only_finding(r, "ascend.cann-mixed-install")["message"]
         self.assertIn("8.2.RC2 and 8.0.RC1", msg)
         self.assertIn("opp -> ../8.0.RC1/", msg)
         self.assertEqual(self.drv(r)["facts"]["toolkits"][0]["mixed_directories"],
@@ -75,7 +70,7 @@ class LabelsDisagree(LockCase):
         self.write(root, LATEST + "/version.cfg",
                    "runtime_running_version=[7.3.0.1.231:8.0.RC2]\n")
         r = self.sysroot(root)
-        msg = self.finding(r, "ascend.cann-version-mismatch")["message"]
+        msg = self.only_finding(r, "ascend.cann-version-mismatch")["message"]
         self.assertIn("directory 8.0.RC3, version.cfg 8.0.RC2, "
                       "ascend_toolkit_install.info 8.0.RC3", msg)
 
@@ -106,7 +101,7 @@ class DriverLines(LockCase):
             for l in text.splitlines()) + "\n")
         r = self.sysroot(root)
         self.assertEqual(r.rc, 1)
-        msg = self.finding(r, "ascend.toolkit-driver-incompatible")["message"]
+        msg = self.only_finding(r, "ascend.toolkit-driver-incompatible")["message"]
         self.assertIn("8.5.0 (V100R001C25SPC001B212)", msg)
         self.assertIn("24.1.rc1 (V100R001C15SPC006B220)", msg)
         self.assertIn("the toolkit lists driver lines [V100R001C25]", msg)

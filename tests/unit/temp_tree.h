@@ -1,6 +1,6 @@
 /* Test helpers that lay out a scratch file tree (a sysroot of the test's making) under /tmp: files,
- * directories, symlinks and tiny shared objects built with cc. Header-only (static functions), for
- * cmocka tests. */
+ * directories, symlinks, and tiny shared objects and kernel-module-like objects built with cc.
+ * Header-only (static functions), for cmocka tests. */
 #ifndef SC_TEST_TEMP_TREE_H
 #define SC_TEST_TEMP_TREE_H
 
@@ -58,14 +58,33 @@ __attribute__((unused)) static void tree_link(const char *root, const char *rel,
     tree_sh("mkdir -p \"$(dirname '%s')\" && ln -sfn '%s' '%s'", path, target, path);
 }
 
-/* Builds a tiny shared object with soname at rel under root (cc -shared). */
-__attribute__((unused)) static void tree_so(const char *root, const char *rel, const char *soname)
+/* Compiles source (one line of C) with cc flags into rel under root. */
+__attribute__((unused)) static void tree_cc(const char *root, const char *rel, const char *source,
+                                            const char *flags)
 {
     char path[2 * PATH_MAX + 2];
     snprintf(path, sizeof path, "%s/%s", root, rel);
-    tree_sh("mkdir -p \"$(dirname '%s')\" && echo 'int sc_tree_f(void){return 0;}' | "
-            "cc -shared -fPIC -x c -o '%s' -Wl,-soname,%s -",
-            path, path, soname);
+    tree_sh("mkdir -p \"$(dirname '%s')\" && printf '%%s\\n' '%s' | cc %s -x c -o '%s' -", path,
+            source, flags, path);
+}
+
+/* Builds a tiny shared object with soname at rel under root (cc -shared). */
+__attribute__((unused)) static void tree_so(const char *root, const char *rel, const char *soname)
+{
+    char flags[PATH_MAX];
+    snprintf(flags, sizeof flags, "-shared -fPIC -Wl,-soname,%s", soname);
+    tree_cc(root, rel, "int sc_tree_f(void){return 0;}", flags);
+}
+
+/* Builds a kernel-module-like relocatable object at rel under root (cc -c) whose .modinfo section
+ * holds literal, a C string literal's body ("name=x\\0vermagic=5.10.0 SMP "). */
+__attribute__((unused)) static void tree_ko(const char *root, const char *rel, const char *literal)
+{
+    char source[PATH_MAX];
+    snprintf(source, sizeof source,
+             "static const char m[] __attribute__((section(\".modinfo\"), used)) = \"%s\";",
+             literal);
+    tree_cc(root, rel, source, "-c");
 }
 
 /* Removes the tree. */

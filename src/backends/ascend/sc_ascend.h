@@ -44,6 +44,21 @@ int sc_ascend_line_compatible(const char *list, const char *innerversion, char *
 bool sc_ascend_cfg_running(const char *text, const char *key, char *component, size_t csize,
                            char *cann, size_t nsize);
 
+/* The next "[tag] /absolute/path" line of the driver installer's /etc/ascend_filelist.info at or
+ * after *cursor (its kernel modules are "[driver_ko] /lib/modules/<release>/updates/<name>.ko"):
+ * copies the path (printable, no spaces) into path and moves *cursor past the line. False when no
+ * such line is left. */
+bool sc_ascend_filelist_next(const char **cursor, const char *tag, char *path, size_t size);
+/* The kernel release a module's vermagic names: its first word ("5.10.0-60.18.0.50.oe2203.aarch64
+ * SMP mod_unload modversions aarch64" -> "5.10.0-60.18.0.50.oe2203.aarch64"). */
+bool sc_kernel_vermagic_release(const char *vermagic, char *release, size_t size);
+/* The base version of a kernel release, up to its first '-' or '+' ("5.10.0-60.18..." ->
+ * "5.10.0"): what the Ascend driver installer calls the primary version. */
+bool sc_kernel_release_base(const char *release, char *base, size_t size);
+/* True when the vermagic has the word "modversions": the module carries symbol CRCs, and a kernel
+ * with CONFIG_MODVERSIONS compares those instead of the release. */
+bool sc_kernel_vermagic_modversions(const char *vermagic);
+
 /* One kernel-log line of the Ascend drivers that reports a problem. */
 typedef struct {
     char line[SC_ASCEND_KMSG_LINE_MAX]; /* the message, escaped, cut to fit */
