@@ -89,9 +89,9 @@ static cJSON *launch(const sc_ctx *ctx, sc_python_info *info, const char *dir, s
     const char *mode = NULL;
     info->libpython[0] = '\0'; /* a subprocess: the ranks are its siblings, not this process's */
     /* in a parallel run, the launcher and its ranks are forked from the warm interpreter, which
-     * has torch imported already */
-    if (sc_python_run_warm(info, dir, sc_py_framework_collective, argv, true, &result, &mode, err) <
-        0) {
+     * has torch imported already; first, as it still forks its ranks */
+    if (sc_python_run_warm(info, dir, sc_py_framework_collective, argv,
+                           SC_WARM_ANY_MODE | SC_WARM_FIRST, &result, &mode, err) < 0) {
         cJSON_Delete(result);
         return NULL;
     }

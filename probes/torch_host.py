@@ -5,7 +5,7 @@
 # touches no device, so every worker initialises its devices as a fresh process would.
 #
 # Run as `prog LISTEN_FD MODE`. A request is one JSON line {"mode", "code_file", "argv", "result",
-# "step"} sent with SCM_RIGHTS carrying the requester's stdout, stderr (and step
+# "step", "first"} sent with SCM_RIGHTS carrying the requester's stdout, stderr (and step
 # pipe when "step" is true); the answers are lines: "started PID", then "done EXITCODE" from the
 # worker once its code has run (before the exit of a process this size, which takes a while), or
 # "status WAITSTATUS" from the host when the worker died without saying so; or "refused WHY". A
@@ -115,13 +115,36 @@ def refusal(req):
     return None
 
 
-def accept(server, workers):
-    conn, _ = server.accept()
+def pending(server):
+    """Every request waiting now as (request, fds, conn), those marked "first" (the longest chain
+    of work: the collective's launcher, which still forks its ranks) first."""
+    waiting = []
+    server.setblocking(False)
     try:
-        req, fds = read_request(conn)
-    except OSError:
-        conn.close()
-        return
+        while True:
+            try:
+                conn, _ = server.accept()
+            except (BlockingIOError, InterruptedError):
+                break
+            conn.setblocking(True)
+            try:
+                req, fds = read_request(conn)
+            except OSError:
+                conn.close()
+                continue
+            waiting.append((req, fds, conn))
+    finally:
+        server.setblocking(True)
+    waiting.sort(key=lambda w: not (isinstance(w[0], dict) and w[0].get("first")))
+    return waiting
+
+
+def accept(server, workers):
+    for req, fds, conn in pending(server):
+        start(server, workers, req, fds, conn)
+
+
+def start(server, workers, req, fds, conn):
     why = refusal(req) or (None if len(fds) >= 2 else "no streams")
     if why:
         conn.sendall(("refused %s\n" % why).encode())
@@ -202,6 +225,5 @@ if __name__ == "__main__":
     # Python 3.12 warns at each fork of a process with threads; a worker is a fork by design
     warnings.filterwarnings("ignore", message=".*use of fork\\(\\) may lead to deadlocks",
                             category=DeprecationWarning)
-    listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, int(sys.argv[1]))
     builtins._stackcheck_torch_preimport = import_torch()
-    serve(listening)
+    serve(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, int(sys.argv[1])))

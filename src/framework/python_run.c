@@ -213,12 +213,11 @@ static int create_empty(const char *path, sc_error *err)
     return 0;
 }
 
-typedef enum { WARM_NONE, WARM_SAME_MODE, WARM_ANY_MODE } warm_use;
+#define WARM_NONE (-1)
 
 /* Through the warm interpreter when there is one for the request (-EAGAIN when not). */
-static int run_warm(const sc_python_info *info, warm_use use, const char *code,
-                    const char *const *argv, const char *code_path, const char *res_path,
-                    sc_error *err)
+static int run_warm(const sc_python_info *info, int use, const char *code, const char *const *argv,
+                    const char *code_path, const char *res_path, sc_error *err)
 {
     if (use == WARM_NONE)
         return -EAGAIN;
@@ -226,11 +225,11 @@ static int run_warm(const sc_python_info *info, warm_use use, const char *code,
     if (rc == 0)
         rc = write_file(code_path, code, err);
     return rc < 0 ? -EAGAIN /* run it here, which needs no code file when embedded */
-                  : sc_python_warm_run(info, use == WARM_ANY_MODE, code_path, res_path, argv, err);
+                  : sc_python_warm_run(info, use, code_path, res_path, argv, err);
 }
 
 static int run_in(const sc_python_info *info, const char *workdir, const char *code,
-                  const char *const *argv, warm_use use, cJSON **result, const char **mode,
+                  const char *const *argv, int use, cJSON **result, const char **mode,
                   sc_error *err)
 {
     char res_path[PATH_MAX + 16], code_path[PATH_MAX + 16];
@@ -266,11 +265,10 @@ int sc_python_run_in(const sc_python_info *info, const char *workdir, const char
 }
 
 int sc_python_run_warm(const sc_python_info *info, const char *workdir, const char *code,
-                       const char *const *argv, bool any_mode, cJSON **result, const char **mode,
+                       const char *const *argv, int warm, cJSON **result, const char **mode,
                        sc_error *err)
 {
-    return run_in(info, workdir, code, argv, any_mode ? WARM_ANY_MODE : WARM_SAME_MODE, result,
-                  mode, err);
+    return run_in(info, workdir, code, argv, warm, result, mode, err);
 }
 
 int sc_python_run(const sc_python_info *info, const char *code, const char *const *argv,

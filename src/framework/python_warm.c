@@ -126,15 +126,16 @@ void sc_python_warm_stop(bool run_ends)
 }
 
 /* The request line: what to run, where its result goes, whose interpreter and mode it wants. */
-static char *request_text(const sc_python_info *info, bool any_mode, const char *code_path,
+static char *request_text(const sc_python_info *info, int flags, const char *code_path,
                           const char *res_path, const char *const *argv, bool step)
 {
     cJSON *req = cJSON_CreateObject();
     cJSON *args = cJSON_AddArrayToObject(req, "argv");
-    cJSON_AddStringToObject(req, "mode",
-                            any_mode             ? "any"
-                            : info->libpython[0] ? "embedded"
-                                                 : "subprocess");
+    const char *mode = flags & SC_WARM_ANY_MODE ? "any"
+                       : info->libpython[0]     ? "embedded"
+                                                : "subprocess";
+    cJSON_AddStringToObject(req, "mode", mode);
+    cJSON_AddBoolToObject(req, "first", (flags & SC_WARM_FIRST) != 0);
     cJSON_AddStringToObject(req, "code_file", code_path);
     cJSON_AddStringToObject(req, "result", res_path);
     cJSON_AddBoolToObject(req, "step", step);
@@ -215,14 +216,14 @@ static int worker_status(const sc_python_info *info, int status, sc_error *err)
                         WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
-int sc_python_warm_run(const sc_python_info *info, bool any_mode, const char *code_path,
+int sc_python_warm_run(const sc_python_info *info, int flags, const char *code_path,
                        const char *res_path, const char *const *argv, sc_error *err)
 {
     if (!warm.socket_path[0] || strcmp(info->executable, warm.executable) != 0 ||
-        (!any_mode && (info->libpython[0] != '\0') != warm.embedded))
+        (!(flags & SC_WARM_ANY_MODE) && (info->libpython[0] != '\0') != warm.embedded))
         return -EAGAIN;
     const char *step = getenv(SC_STEP_FD_ENV);
-    char *text = request_text(info, any_mode, code_path, res_path, argv, step != NULL);
+    char *text = request_text(info, flags, code_path, res_path, argv, step != NULL);
     int sock = text ? connect_warm() : -ENOMEM;
     char line[128];
     bool started = sock >= 0 && send_request(sock, text, step ? atoi(step) : -1) == 0 &&

@@ -71,8 +71,8 @@ static cJSON *import_child(void *arg)
     sc_error err = {0};
     sc_step("starting python");
     /* in a parallel run, forked from the warm interpreter that imported torch at the start */
-    int rc = sc_python_run_warm(&job->info, job->workdir, sc_py_framework_torch, argv, false,
-                                &result, &mode, &err);
+    int rc = sc_python_run_warm(&job->info, job->workdir, sc_py_framework_torch, argv,
+                                SC_WARM_SAME_MODE, &result, &mode, &err);
     if (rc == -ENOEXEC || rc == -ENOSYS) {
         /* libpython would not load (wrong architecture, missing symbols): the interpreter can
          * still run the same code itself. */
