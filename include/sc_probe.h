@@ -55,9 +55,10 @@ typedef struct sc_probe {
      * located once per run), so that it is not computed again in every child. Never loads a
      * vendor library. */
     void (*prepare)(const sc_ctx *ctx);
-    /* Optional: in a run that starts probes side by side (--jobs above 1), called in the runner's
-     * process at the run's start for a probe that may run, to begin its slow part at once (the
-     * framework layer's warm interpreter imports torch while the layers below are checked). It
+    /* Optional: called in the runner's process for a probe that may run, to begin its slow part
+     * early and share it: at the run's start when probes run side by side (--jobs above 1: the
+     * framework layer's warm interpreter imports torch while the layers below are checked), at
+     * the probe's turn in a serial run (the interpreter then serves the probes after it too). It
      * never changes a fact: run gives the same result with or without it. cool_down(false) stops
      * it when the probe's layer is final or its gate closes, without waiting for it to end (the
      * run goes on); cool_down(true) at the end of the run releases all that is left. */

@@ -5,6 +5,7 @@
 #include "sc_runner.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sc_isolate.h"
@@ -261,13 +262,30 @@ void sc_runner_ran(sc_run_state *rs, size_t i, const sc_ctx *ctx, const sc_run_o
 }
 
 /* Gates, runs (or skips) the probe of outcome i in this process, or isolated as its table entry
- * says, and makes the outcome final. */
-
+ * says, and makes the outcome final; its warm-up (warm) begins at its turn when its gate is open.
+ */
 static void run_probe(sc_run_state *rs, size_t i, const sc_ctx *ctx,
-                      const sc_run_observer *observer)
+                      const sc_run_observer *observer, char *warm)
 {
-    if (!sc_runner_skip_if_gated(rs, i, ctx, observer))
-        sc_runner_run_here(rs, i, ctx, observer);
+    if (sc_runner_skip_if_gated(rs, i, ctx, observer))
+        return;
+    if (warm)
+        sc_runner_warm_up(rs, i, ctx, warm);
+    sc_runner_run_here(rs, i, ctx, observer);
+}
+
+/* One probe after another in report order. */
+static void run_serial(sc_run_state *rs, const sc_ctx *ctx, const sc_run_observer *observer)
+{
+    char *warm = calloc(rs->count ? rs->count : 1, 1); /* none: no warm-ups, only slower */
+    for (size_t k = 0; k < rs->count; k++) {
+        run_probe(rs, rs->order[k], ctx, observer, warm);
+        if (warm)
+            sc_runner_cool_down(rs, k + 1, ctx, warm);
+    }
+    if (warm)
+        sc_runner_warm_release(rs, warm);
+    free(warm);
 }
 
 void sc_runner_run_here(sc_run_state *rs, size_t i, const sc_ctx *ctx,
@@ -295,12 +313,10 @@ int sc_run_probes(const sc_probe *const *table, const sc_options *opt, const sc_
     sc_reap_subreaper();
     if (!ctx.offline)
         sc_scratch_begin();
-    if (opt->jobs > 1) {
+    if (opt->jobs > 1)
         sc_runner_parallel(rs, &ctx, observer, opt->jobs);
-    } else {
-        for (size_t k = 0; k < rs->count; k++)
-            run_probe(rs, rs->order[k], &ctx, observer);
-    }
+    else
+        run_serial(rs, &ctx, observer);
     sc_step_listen(NULL);
     sc_reap_descendants();
     sc_scratch_end();

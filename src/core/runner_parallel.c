@@ -183,47 +183,6 @@ static void wait_round(plan *pl)
         pl->observer->tick(pl->rs, pl->observer->arg);
 }
 
-/* At the run's start: the warm-up of every probe that may run (online, gate not already closed). */
-static void warm_up(plan *pl)
-{
-    char why[512];
-    bool not_applicable;
-    for (size_t i = 0; i < pl->rs->count; i++) {
-        const sc_probe *p = pl->rs->outcomes[i].probe;
-        if (p->warm_up && !pl->ctx->offline && !sc_opt_deadline_passed(pl->ctx->opt) &&
-            !sc_gate_blocks(p, pl->ctx, why, sizeof why, &not_applicable)) {
-            p->warm_up(pl->ctx);
-            pl->warm[i] = 1;
-        }
-    }
-}
-
-/* Stops each warm-up whose probe's layer is final (every outcome before the cursor is) or whose
- * gate has closed. */
-static void cool_down(plan *pl, size_t cursor)
-{
-    char why[512];
-    bool not_applicable;
-    const sc_outcome *next =
-        cursor < pl->rs->count ? &pl->rs->outcomes[pl->rs->order[cursor]] : NULL;
-    for (size_t i = 0; i < pl->rs->count; i++) {
-        const sc_probe *p = pl->rs->outcomes[i].probe;
-        if (pl->warm[i] == 1 && (!next || next->probe->layer > p->layer ||
-                                 sc_gate_blocks(p, pl->ctx, why, sizeof why, &not_applicable))) {
-            p->cool_down(false);
-            pl->warm[i] = 2;
-        }
-    }
-}
-
-/* At the run's end: what every warm-up left is released. */
-static void release_warm(plan *pl)
-{
-    for (size_t i = 0; i < pl->rs->count; i++)
-        if (pl->warm[i])
-            pl->rs->outcomes[i].probe->cool_down(true);
-}
-
 static bool plan_init(plan *pl, sc_run_state *rs, size_t n)
 {
     pl->child = calloc(n, sizeof *pl->child);
@@ -259,17 +218,18 @@ void sc_runner_parallel(sc_run_state *rs, const sc_ctx *ctx, const sc_run_observ
         plan_free(&pl);
         return; /* out of memory: every outcome stays pending, so nothing is said */
     }
-    warm_up(&pl);
+    for (size_t i = 0; i < rs->count; i++) /* every warm-up at once */
+        sc_runner_warm_up(rs, i, ctx, pl.warm);
     while (cursor < rs->count) {
         /* one slot stays free for the turn while it has not started */
         size_t i = rs->order[cursor];
         bool waiting = rs->outcomes[i].phase == SC_OUTCOME_PENDING && !pl.start_error[i];
         speculate(&pl, cursor + 1, waiting ? pl.jobs - 1 : pl.jobs);
         if (turn(&pl, i))
-            cool_down(&pl, ++cursor);
+            sc_runner_cool_down(rs, ++cursor, ctx, pl.warm);
         else
             wait_round(&pl);
     }
-    release_warm(&pl);
+    sc_runner_warm_release(rs, pl.warm);
     plan_free(&pl);
 }

@@ -47,6 +47,16 @@ void sc_runner_listen(sc_run_state *rs, size_t i, const sc_run_observer *observe
 void sc_runner_note_step(sc_run_state *rs, size_t i, const sc_run_observer *observer,
                          const char *name);
 
+/* Warm-ups (sc_probe.warm_up); warm: per outcome 0, 1 (warmed) or 2 (stopped), zeroed at first.
+ * Calls outcome i's warm-up when it has one, the run is online, the environment allows it
+ * (STACKCHECK_WARM=0 does not) and its gate is not closed yet. */
+void sc_runner_warm_up(const sc_run_state *rs, size_t i, const sc_ctx *ctx, char *warm);
+/* Stops each warm-up whose probe's layer is final (every outcome before cursor, in report order,
+ * is) or whose gate has closed. */
+void sc_runner_cool_down(const sc_run_state *rs, size_t cursor, const sc_ctx *ctx, char *warm);
+/* At the run's end: releases what every warm-up left. */
+void sc_runner_warm_release(const sc_run_state *rs, char *warm);
+
 /* Runs every outcome of rs with up to jobs probes at once, each in a child, reported and gated
  * in report order exactly as run one by one. */
 void sc_runner_parallel(sc_run_state *rs, const sc_ctx *ctx, const sc_run_observer *observer,

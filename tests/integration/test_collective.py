@@ -3,17 +3,19 @@ all-reduce and broadcast give the known values, the collective library and its r
 to return a wrong sum, and a rank made to hang in the all-reduce (both through a sitecustomize
 module on PYTHONPATH that only the ranks with RANK=1 act on), which the deadline kills."""
 import os
+import runpy
 import subprocess
 import tempfile
 import textwrap
+import types
 import unittest
 
 import sclib
 
 DEBIAN_PYTHON = sclib.DEBIAN_PYTHON
 
-# Loaded by every interpreter started with this PYTHONPATH. The ranks are fresh interpreters in a
-# serial run and forks of the warm interpreter in a parallel one, so the fault is put in when
+# Loaded by every interpreter started with this PYTHONPATH. The ranks are forks of the warm
+# interpreter, or fresh interpreters without one (STACKCHECK_WARM=0), so the fault is put in when
 # torch.distributed is first imported and decides by RANK at each call: only rank 1 changes. The
 # hanging rank leaves its pid in SC_TEST_PIDS.
 FAULT = """
@@ -53,15 +55,23 @@ def has_torch():
 
 @unittest.skipUnless(has_torch(), "Debian's python3-torch is not installed")
 class Collective(unittest.TestCase):
-    def check(self, fault=None, *extra, jobs="2"):
+    # (--jobs, STACKCHECK_WARM): ranks forked from the warm interpreter, started with a parallel
+    # run or at framework.torch's turn in a serial one, and ranks that are fresh interpreters
+    WAYS = (("2", "1"), ("1", "1"), ("1", "0"))
+
+    def check(self, fault=None, *extra, jobs="2", warm="1"):
         with tempfile.TemporaryDirectory() as site:
             with open(os.path.join(site, "sitecustomize.py"), "w") as f:
                 f.write(textwrap.dedent(FAULT))
             self.pids = os.path.join(site, "pids")
-            env = {"PYTHONPATH": site, "SC_TEST_FAULT": fault, "SC_TEST_PIDS": self.pids}
+            env = {"PYTHONPATH": site, "SC_TEST_FAULT": fault, "SC_TEST_PIDS": self.pids,
+                   "STACKCHECK_WARM": warm}
             run = sclib.run(["--keep-going", "--python", DEBIAN_PYTHON, "--collective-ranks", "2",
                              "--jobs", jobs] + list(extra), env=env)
-            self.hung = open(self.pids).read().split() if os.path.exists(self.pids) else []
+            self.hung = []
+            if os.path.exists(self.pids):
+                with open(self.pids) as f:
+                    self.hung = f.read().split()
         return run, run.probe("framework.collective")
 
     def test_two_gloo_ranks_verified(self):
@@ -82,13 +92,12 @@ class Collective(unittest.TestCase):
         self.assertEqual(p["findings"], [])
 
     def test_wrong_result_of_a_perturbed_rank(self):
-        # serial: ranks are fresh interpreters; parallel: forks of the warm interpreter
-        for jobs in ("1", "2"):
-            with self.subTest(jobs=jobs):
-                self.wrong_result(jobs)
+        for jobs, warm in self.WAYS:
+            with self.subTest(jobs=jobs, warm=warm):
+                self.wrong_result(jobs, warm)
 
-    def wrong_result(self, jobs):
-        run, p = self.check("wrong", jobs=jobs)
+    def wrong_result(self, jobs, warm):
+        run, p = self.check("wrong", jobs=jobs, warm=warm)
         self.assertEqual(p["status"], "fail", p)
         self.assertFalse(p["facts"]["verified"])
         msg = run.finding("collective.wrong-result")["message"]
@@ -97,12 +106,12 @@ class Collective(unittest.TestCase):
         self.assertIn("rank 1: all-reduce gave 4", msg)
 
     def test_hang_is_killed_at_the_deadline(self):
-        for jobs in ("1", "2"):
-            with self.subTest(jobs=jobs):
-                self.hang_killed(jobs)
+        for jobs, warm in self.WAYS:
+            with self.subTest(jobs=jobs, warm=warm):
+                self.hang_killed(jobs, warm)
 
-    def hang_killed(self, jobs):
-        run, p = self.check("hang", "--timeout", "60", jobs=jobs)
+    def hang_killed(self, jobs, warm):
+        run, p = self.check("hang", "--timeout", "60", jobs=jobs, warm=warm)
         self.assertEqual(p["status"], "fail", p)
         self.assertEqual(p["facts"]["deadline_s"], 15)
         msg = run.finding("collective.hang")["message"]
@@ -112,6 +121,37 @@ class Collective(unittest.TestCase):
         self.assertLess(p["duration_ms"], 60000)
         self.assertEqual(len(self.hung), 1, self.hung)
         self.assertFalse(os.path.exists("/proc/%s" % self.hung[0]), "the hung rank outlived the run")
+
+
+class WorldOfRank0(unittest.TestCase):
+    """When the check starts beside framework.torch, rank 0 counts the world by framework.torch's
+    rule (probes/framework_collective.c: world_size): torch's CUDA/HIP devices when available,
+    else runtime.acl's devices, at least one."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.probe = runpy.run_path(os.path.join(os.environ["SC_SOURCE_DIR"], "probes",
+                                                "framework_collective.py"))
+
+    @staticmethod
+    def torch(available, count):
+        def device_count():
+            if isinstance(count, Exception):
+                raise count
+            return count
+        cuda = types.SimpleNamespace(is_available=lambda: available, device_count=device_count)
+        return types.SimpleNamespace(cuda=cuda)
+
+    def test_rule(self):
+        decided = self.probe["decided_world"]
+        cases = [((True, 3), {"acl_devices": 8}, 3),
+                 ((False, 3), {"acl_devices": 2}, 2),   # not available: its count is not used
+                 ((True, 0), {"acl_devices": 4}, 4),
+                 ((True, RuntimeError("no driver")), {"acl_devices": 0}, 1),
+                 ((False, 0), {}, 1)]
+        for (available, count), cfg, world in cases:
+            with self.subTest(available=available, count=count, cfg=cfg):
+                self.assertEqual(decided(self.torch(available, count), cfg), world)
 
 
 if __name__ == "__main__":

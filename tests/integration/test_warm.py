@@ -1,8 +1,9 @@
-"""The warm interpreter of a parallel run: torch is imported once, in the interpreter the framework
-layer uses, from the run's first moment (while a lower layer is still being checked), and the
-framework probes fork from it; their facts are the ones a serial run gets, where each imports torch
-itself; the warm interpreter and its files are gone after the run. A fake torch package logs each
-import (the process's argv[0], its pid, the time it began)."""
+"""The warm interpreter: torch is imported once, in the interpreter the framework layer uses, from
+the run's first moment in a parallel run (while a lower layer is still being checked) or at
+framework.torch's turn in a serial one, and the framework probes fork from it; their facts are the
+ones a run without it gets (STACKCHECK_WARM=0), where each imports torch itself; the warm
+interpreter and its files are gone after the run. A fake torch package logs each import (the
+process's argv[0], its pid, the time it began)."""
 import os
 import shutil
 import tempfile
@@ -58,8 +59,14 @@ class WarmInterpreter(unittest.TestCase):
         # the collective's launcher and rank were forked from it too: no import of their own
         self.assertNotEqual(r.probe("framework.collective")["status"], "skip")
 
-    def test_serial_run_imports_in_each_probe_and_agrees(self):
-        serial, imports = self.run_jobs("1")
+    def test_serial_run_imports_once_at_the_turn_of_framework_torch(self):
+        r, imports = self.run_jobs("1")
+        self.assertEqual([argv0 for argv0, _, _ in imports], ["stackcheck-torch-host"])
+        self.assertEqual(r.probe("framework.torch")["facts"]["torch"]["version"],
+                         test_framework.FAKE_VERSION)
+
+    def test_without_it_each_probe_imports_and_the_facts_agree(self):
+        serial, imports = self.run_jobs("1", env={"STACKCHECK_WARM": "0"})
         self.assertNotIn("stackcheck-torch-host", [argv0 for argv0, _, _ in imports])
         self.assertGreaterEqual(len(imports), 2, imports)  # framework.torch and the rank
         parallel, _ = self.run_jobs("2")

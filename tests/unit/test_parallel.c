@@ -2,8 +2,9 @@
  * records its start and end in a file, from whichever process it runs in), more jobs overlap
  * probes of one layer, a speculative child whose gate closes is killed and skipped with the serial
  * reason, serial and parallel outcomes are the same, and steps become timing facts; a probe's
- * warm-up starts with the run and is stopped when its layer is final or its gate closes; a turn
- * gate keeps or discards a result made beside the sibling it depends on. */
+ * warm-up starts with a parallel run (at its turn in a serial one) and is stopped when its layer is
+ * final or its gate closes; a turn gate keeps or discards a result made beside the sibling it
+ * depends on. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -354,10 +355,26 @@ static void test_warm_up_at_the_start_cooled_when_its_layer_is_final(void **stat
     assert_true(stop->start >= find(v, n, "framework.two")->end);
     assert_true(stop->start <= find(v, n, "app.one")->start);
     assert_true(end->start >= find(v, n, "app.one")->end);
-    /* --jobs 1 is strictly serial: no warm-up at all */
+    /* --jobs 1: the warm-up begins at the probe's turn, after the layers below ended */
     assert_int_equal(run_table(table, 1, false, &rs), 0);
     sc_run_state_free(&rs);
-    assert_int_equal(read_times(v, 8), 4);
+    n = read_times(v, 8);
+    assert_int_equal(n, 7);
+    warm = find(v, n, "warm_up");
+    stop = find(v, n, "cool_down_stop");
+    assert_true(warm->start >= find(v, n, "runtime.one")->end);
+    assert_true(warm->start <= find(v, n, "framework.two")->start);
+    assert_true(stop->start >= find(v, n, "framework.two")->end);
+    assert_true(stop->start <= find(v, n, "app.one")->start);
+    assert_true(find(v, n, "cool_down_end")->start >= find(v, n, "app.one")->end);
+    /* STACKCHECK_WARM=0: none at all */
+    setenv("STACKCHECK_WARM", "0", 1);
+    for (int jobs = 1; jobs <= 2; jobs++) {
+        assert_int_equal(run_table(table, jobs, false, &rs), 0);
+        sc_run_state_free(&rs);
+        assert_int_equal(read_times(v, 8), 4);
+    }
+    unsetenv("STACKCHECK_WARM");
 }
 
 static void test_warm_up_stopped_when_its_gate_closes(void **state)
@@ -371,6 +388,10 @@ static void test_warm_up_stopped_when_its_gate_closes(void **state)
     int n = read_times(v, 8);
     assert_int_equal(n, 4); /* driver.one, and the warm-up: made, stopped and released */
     assert_true(find(v, n, "cool_down_stop")->start <= find(v, n, "cool_down_end")->start);
+    /* serial: the gate is closed at its turn, so it never begins */
+    assert_int_equal(run_table(table, 1, false, &rs), 1);
+    sc_run_state_free(&rs);
+    assert_int_equal(read_times(v, 8), 1);
 }
 
 /* A sibling whose result the next probe needs: it fails, or passes, as the test says. */
