@@ -57,12 +57,25 @@ static void run(const sc_ctx *ctx, sc_result *res)
  */
 static void warm_up(const sc_ctx *ctx)
 {
-    sc_python_info *info = malloc(sizeof *info);
+    sc_python_info *fast = malloc(sizeof *fast), *asked = malloc(sizeof *asked);
     sc_error err = {0};
-    if (info && !ctx->offline &&
-        sc_python_locate(ctx->opt->python, ctx->opt->timeout_s, info, &err) == 0)
-        sc_python_warm_start(info);
-    free(info);
+    /* started at once from the interpreter's files (reading them takes no time, asking the
+     * interpreter about 50 ms), then checked against its own answer, which the probes use */
+    bool started = fast && sc_python_locate_static(ctx->root, ctx->opt->python, fast, &err) == 0;
+    if (started) {
+        sc_python_apply_subprocess_override(fast);
+        started = sc_python_warm_start(fast) == 0;
+    }
+    bool located =
+        asked && sc_python_locate(ctx->opt->python, ctx->opt->timeout_s, asked, &err) == 0;
+    if (started && !(located && sc_python_warm_serves(asked))) {
+        sc_python_warm_stop(true); /* another interpreter or mode than the probes' */
+        started = false;
+    }
+    if (located && !started)
+        sc_python_warm_start(asked);
+    free(fast);
+    free(asked);
 }
 
 const sc_probe sc_probe_framework_torch = {

@@ -151,8 +151,7 @@ static struct {
     bool valid;
 } cache;
 
-/* An escape hatch for interpreters that misbehave when embedded, and for tests. */
-static void apply_subprocess_override(sc_python_info *info)
+void sc_python_apply_subprocess_override(sc_python_info *info)
 {
     const char *force = getenv("STACKCHECK_PYTHON_SUBPROCESS");
     if (!force || strcmp(force, "1") != 0)
@@ -203,7 +202,7 @@ int sc_python_locate(const char *python, double timeout_s, sc_python_info *info,
         return cache.rc;
     }
     *info = cache.info;
-    apply_subprocess_override(info);
+    sc_python_apply_subprocess_override(info);
     return 0;
 }
 

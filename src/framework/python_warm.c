@@ -105,6 +105,12 @@ int sc_python_warm_start(const sc_python_info *info)
     return 0;
 }
 
+bool sc_python_warm_serves(const sc_python_info *info)
+{
+    return warm.child && strcmp(info->executable, warm.executable) == 0 &&
+           strcmp(info->libpython, warm.info.libpython) == 0;
+}
+
 void sc_python_warm_stop(bool run_ends)
 {
     if (!warm.child)

@@ -38,6 +38,9 @@ typedef struct {
  * The answer, a failure included, is computed once per process and name. Returns 0 or a negative
  * errno with err filled. */
 int sc_python_locate(const char *python, double timeout_s, sc_python_info *info, sc_error *err);
+/* STACKCHECK_PYTHON_SUBPROCESS=1, an escape hatch for interpreters that misbehave when embedded
+ * (and for tests): clears info's libpython, with the reason. sc_python_locate applies it. */
+void sc_python_apply_subprocess_override(sc_python_info *info);
 /* A probe's prepare hook (sc_probe.prepare): in the runner's process, before the probe's child is
  * forked, locates --python once for the run (online only), so every child inherits the answer and
  * the interpreter is asked once however many layers, side by side or not, need it. */
@@ -82,6 +85,9 @@ int sc_python_run_warm(const sc_python_info *info, const char *workdir, const ch
  * isolated child, which imports torch at once and then serves sc_python_run_warm in every process
  * forked after this call. Returns 0 or a negative errno (-EALREADY when one runs). */
 int sc_python_warm_start(const sc_python_info *info);
+/* True when the warm interpreter runs info's interpreter the way info says (embedded in the same
+ * libpython, or as a subprocess), so it can serve info's requests. */
+bool sc_python_warm_serves(const sc_python_info *info);
 /* Stops the warm interpreter: no request is served after it, and it is killed without waiting
  * (run_ends false), or it is ended and everything of it removed (run_ends true). Nothing when
  * there is none. */

@@ -37,8 +37,8 @@ class WarmInterpreter(unittest.TestCase):
         scratch = os.path.join(self.tmp, "scratch")
         os.mkdir(scratch)
         started = time.time()
-        r = sclib.run(["--jobs", jobs, "--keep-going", "--python", sclib.DEBIAN_PYTHON]
-                      + list(extra),
+        python = (env or {}).pop("SC_TEST_PYTHON", sclib.DEBIAN_PYTHON)
+        r = sclib.run(["--jobs", jobs, "--keep-going", "--python", python] + list(extra),
                       env=self.fake.env(SC_TEST_IMPORTS=self.imports, TMPDIR=scratch, **(env or {})))
         self.assertEqual(os.listdir(scratch), [], "the run left files behind")
         os.rmdir(scratch)
@@ -98,6 +98,17 @@ class WarmInterpreter(unittest.TestCase):
         r, imports = self.run_jobs("2", env={"STACKCHECK_PYTHON_SUBPROCESS": "1"})
         self.assertEqual([argv0 for argv0, _, _ in imports], ["stackcheck-torch-host"])
         self.assertEqual(r.probe("framework.torch")["facts"]["python"]["mode"], "subprocess")
+
+    def test_interpreter_behind_a_script_wrapper_is_warm_too(self):
+        # its files do not name the interpreter: it is started once the interpreter has answered
+        wrapper = os.path.join(self.tmp, "python3")
+        with open(wrapper, "w") as f:
+            f.write("#!/bin/sh\nexec %s \"$@\"\n" % sclib.DEBIAN_PYTHON)
+        os.chmod(wrapper, 0o755)
+        r, imports = self.run_jobs("2", env={"SC_TEST_PYTHON": wrapper})
+        self.assertEqual([argv0 for argv0, _, _ in imports], ["stackcheck-torch-host"])
+        self.assertEqual(r.probe("framework.torch")["facts"]["torch"]["version"],
+                         test_framework.FAKE_VERSION)
 
     def test_gate_closed_stops_the_warm_interpreter(self):
         # the driver layer fails and nothing is waived: the framework layer is skipped, and the
