@@ -517,6 +517,35 @@ const sc_error_signature sc_error_signatures[] = {
      .check = RUN,
      .example = "dcmi_get_device_info failed, ret = -8008"},
 
+    /* The kernel's module loader (insmod, modprobe, the driver installers' trial loads) */
+    {.family = "kernel module error",
+     .phrase = "version magic * should be *",
+     .meaning = "A driver module was built for another kernel release (or configuration) than "
+                "the one running, and the kernel refuses it: a kernel update without the driver "
+                "rebuilt for it (DKMS), or modules copied from another machine.",
+     .findings = "ascend.kernel-unsupported ascend.kernel-modules-other-build "
+                 "amd.driver-not-loaded nvidia.driver-not-loaded",
+     .check = RUN,
+     .example = "drv_pcie_hdc_host: version magic '5.10.0-60.18.0.50.oe2203.aarch64 SMP "
+                "mod_unload modversions aarch64' should be '5.10.0-136.12.0.86.oe2203sp1.aarch64 "
+                "SMP mod_unload modversions aarch64'"},
+    {.family = "kernel module error",
+     .phrase = "disagrees about version of symbol",
+     .meaning = "A driver module was built against another build of this kernel release: the "
+                "checksums of the kernel symbols it uses differ, and the kernel refuses it.",
+     .findings = "ascend.kernel-modules-other-build ascend.kernel-unsupported "
+                 "amd.driver-not-loaded nvidia.driver-not-loaded",
+     .check = RUN,
+     .example = "drv_davinci_intf: disagrees about version of symbol module_layout"},
+    {.family = "kernel module error",
+     .phrase = "Invalid module format",
+     .meaning = "The kernel refused a driver module (its kernel log says why, often a version "
+                "magic built for another kernel).",
+     .findings = "ascend.kernel-unsupported ascend.kernel-modules-other-build "
+                 "amd.driver-not-loaded nvidia.driver-not-loaded",
+     .check = RUN,
+     .example = "insmod: ERROR: could not insert module drv_pcie_host.ko: Invalid module format"},
+
     /* The dynamic loader (glibc ld.so) */
     {.family = "dynamic loader error",
      .phrase = "version *GLIBCXX_*' not found",
