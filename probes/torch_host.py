@@ -25,31 +25,16 @@ MODE = sys.argv[2] if len(sys.argv) > 2 else "subprocess"
 REQUEST_MAX = 1 << 16
 
 
-def mapped_files():
-    seen = []
-    try:
-        with open("/proc/self/maps") as f:
-            for line in f:
-                parts = line.split(None, 5)
-                path = parts[5].strip() if len(parts) == 6 else ""
-                if path.startswith("/") and ".so" in os.path.basename(path) and path not in seen:
-                    seen.append(path)
-    except OSError:
-        pass
-    return seen
-
-
 def import_torch():
     """What the probes would have seen importing torch themselves: the time it took, the error it
-    raised, the libraries mapped before."""
-    before = mapped_files()
+    raised."""
     start = time.monotonic()
     error = None
     try:
         import torch  # noqa: F401
     except BaseException as exc:  # a failed import is replayed to each worker
         error = exc
-    return {"import_ms": (time.monotonic() - start) * 1000.0, "error": error, "before": before}
+    return {"import_ms": (time.monotonic() - start) * 1000.0, "error": error}
 
 
 def read_request(conn):

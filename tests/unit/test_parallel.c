@@ -184,6 +184,26 @@ static void run_slow(const sc_ctx *ctx, sc_result *res)
     sleep_ms(60000);
 }
 
+static void forget_slow_child(void)
+{
+    int fd = open(pid_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    assert_true(fd >= 0);
+    close(fd);
+}
+
+/* The slow child recorded its pid (so it had started), and it is gone. */
+static void assert_slow_child_killed(void)
+{
+    FILE *f = fopen(pid_path, "r");
+    int pid = 0;
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%d", &pid), 1);
+    fclose(f);
+    assert_true(pid > 0);
+    assert_int_equal(kill(pid, 0), -1);
+    assert_int_equal(errno, ESRCH);
+}
+
 static void inventory_slow(const sc_ctx *ctx, sc_result *res)
 {
     (void)ctx;
@@ -203,22 +223,12 @@ static void test_gate_closing_kills_speculative_child(void **state)
 {
     (void)state;
     const sc_probe *table[] = {&p_d1, &p_rfail, &p_fslow, NULL};
-    int fd = open(pid_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-    assert_true(fd >= 0);
-    close(fd);
+    forget_slow_child();
     sc_run_state rs;
     double start = sc_now_ms();
     assert_int_equal(run_table(table, 4, false, &rs), 1);
     assert_true(sc_now_ms() - start < 30000); /* it did not wait for the slow child */
-    /* the child had started before the gate closed, and is gone */
-    FILE *f = fopen(pid_path, "r");
-    int pid = 0;
-    assert_non_null(f);
-    assert_int_equal(fscanf(f, "%d", &pid), 1);
-    fclose(f);
-    assert_true(pid > 0);
-    assert_int_equal(kill(pid, 0), -1);
-    assert_int_equal(errno, ESRCH);
+    assert_slow_child_killed();               /* it had started before the gate closed */
     const sc_outcome *o = &rs.outcomes[2];
     assert_int_equal(o->status, SC_STATUS_SKIP);
     assert_string_equal(o->reason, "runtime.fail did not pass");
@@ -454,17 +464,13 @@ static void test_turn_gate_keeps_or_discards_a_speculative_result(void **state)
     assert_true(find(v, n, "framework.after")->start < find(v, n, "framework.sibling")->end);
     /* closed: its child is killed, and it is skip with the gate's reason, as in a serial run */
     sibling_fails = true;
+    forget_slow_child();
     assert_int_equal(run_table(table, 3, false, &rs), 1);
     assert_int_equal(rs.outcomes[2].status, SC_STATUS_SKIP);
     assert_string_equal(rs.outcomes[2].reason, "framework.sibling did not pass");
     text[1] = normalised(&rs);
     sc_run_state_free(&rs);
-    FILE *f = fopen(pid_path, "r");
-    int pid = 0;
-    assert_non_null(f);
-    assert_int_equal(fscanf(f, "%d", &pid), 1);
-    fclose(f);
-    assert_int_equal(kill(pid, 0), -1);
+    assert_slow_child_killed();
     assert_int_equal(run_table(table, 1, false, &rs), 1);
     text[0] = normalised(&rs);
     sc_run_state_free(&rs);
