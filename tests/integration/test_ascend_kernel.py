@@ -144,6 +144,18 @@ class Mismatched(KernelFit):
         self.assertIn("symbol versions (modversions)", f["message"])
         self.assertIn("boot kernel " + OLDER, f["hint"])
 
+    def test_a_list_past_the_budget_is_read_to_the_cut_and_said(self):
+        # every reinstall appends its lines: 70 recorded modules, one past the cut misfits
+        fitting = self.module(RUNNING, "drv_pcie_hdc_host", vermagic(RUNNING))
+        self.declare(*([fitting] * 64))
+        self.declare(*([self.module(OTHER_BASE, "drv_devmng_host", vermagic(OTHER_BASE))] * 6))
+        r = self.sysroot(self.root)
+        fit = self.fit(r)
+        self.assertEqual((len(fit["modules"]), fit["unread_modules"], fit["fits"]), (64, 6, True))
+        self.assertEqual(self.problems(r), ["ascend.kernel-modules-budget"])
+        msg = r.finding("ascend.kernel-modules-budget")["message"]
+        self.assertIn("records 70 kernel modules; only the first 64 were read", msg)
+
     def test_a_capture_replays_to_the_same_verdict(self):
         self.declare(self.module(OTHER_BASE, "drv_pcie_hdc_host", vermagic(OTHER_BASE)))
         live = self.sysroot(self.root)

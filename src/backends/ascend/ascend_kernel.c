@@ -246,6 +246,14 @@ void sc_ascend_kernel_check(const sc_root *root, sc_result *res)
         add_facts(&k, &v, cJSON_AddObjectToObject(res->facts, "kernel_fit"));
         if (v.misfits && k.running[0])
             report(&k, &v);
+        if (k.unread)
+            sc_finding(res, "ascend.kernel-modules-budget", SC_SEV_WARN,
+                       "a driver installs about 30 modules: a list this long grew by reinstalls "
+                       "over an install; uninstall the driver (which removes the list) and "
+                       "install it once",
+                       "%s records %zu kernel modules; only the first %d were read, and the "
+                       "fit of the other %zu is not known",
+                       FILELIST, k.count + k.unread, MAX_MODULES, k.unread);
     }
     free(k.mods);
     free(text);
