@@ -23,6 +23,7 @@ import warnings
 
 MODE = sys.argv[2] if len(sys.argv) > 2 else "subprocess"
 REQUEST_MAX = 1 << 16
+READ_TIMEOUT_S = 5.0
 
 
 def import_torch():
@@ -111,12 +112,13 @@ def pending(server):
                 conn, _ = server.accept()
             except (BlockingIOError, InterruptedError):
                 break
-            conn.setblocking(True)
+            conn.settimeout(READ_TIMEOUT_S)  # a requester sends its line at once, or never
             try:
                 req, fds = read_request(conn)
             except OSError:
                 conn.close()
                 continue
+            conn.settimeout(None)
             waiting.append((req, fds, conn))
     finally:
         server.setblocking(True)
@@ -130,21 +132,29 @@ def accept(server, workers):
 
 
 def start(server, workers, req, fds, conn):
+    """Forks the worker for req, or refuses it; a requester gone meanwhile changes nothing here
+    (its worker is then killed as one whose requester hung up)."""
     why = refusal(req) or (None if len(fds) >= 2 else "no streams")
-    if why:
-        conn.sendall(("refused %s\n" % why).encode())
-        conn.close()
-    else:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            server.close()
-            run_worker(req, fds, conn)
-        workers[pid] = conn
-        conn.sendall(("started %d\n" % pid).encode())
-    for fd in fds:
-        os.close(fd)
+    try:
+        if why:
+            try:
+                conn.sendall(("refused %s\n" % why).encode())
+            finally:
+                conn.close()
+        else:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                server.close()
+                run_worker(req, fds, conn)
+            workers[pid] = conn
+            conn.sendall(("started %d\n" % pid).encode())
+    except OSError:
+        pass
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def reap(workers):

@@ -4,8 +4,13 @@ framework.torch's turn in a serial one, and the framework probes fork from it; t
 ones a run without it gets (STACKCHECK_WARM=0), where each imports torch itself; the warm
 interpreter and its files are gone after the run. A fake torch package logs each import (the
 process's argv[0], its pid, the time it began)."""
+import array
+import json
 import os
 import shutil
+import signal
+import socket
+import subprocess
 import tempfile
 import time
 import unittest
@@ -125,6 +130,107 @@ class WarmInterpreter(unittest.TestCase):
         with open(self.imports) as f:
             for line in f:
                 self.assertFalse(os.path.exists("/proc/%s" % line.split()[1]))
+
+
+class Protocol(unittest.TestCase):
+    """probes/torch_host.py on its own, in the Debian interpreter with the fake torch: what it
+    answers to a malformed request, to a requester that connects and goes, to another mode, and to
+    a good request (its code run in a worker with the requester's streams and argv, "done" before
+    the worker's exit); requests waiting together are served "first" first."""
+
+    def setUp(self):
+        self.fake = test_framework.FakeTorch(test_framework.FAKE_ROCM)
+        self.tmp = tempfile.mkdtemp(prefix="sc-warm-protocol-")
+        self.path = os.path.join(self.tmp, "warm.sock")
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(self.path)
+        server.listen(8)
+        host = os.path.join(os.environ["SC_SOURCE_DIR"], "probes", "torch_host.py")
+        self.host = subprocess.Popen([sclib.DEBIAN_PYTHON, host, str(server.fileno()),
+                                      "subprocess"], pass_fds=[server.fileno()],
+                                     env=dict(os.environ, PYTHONPATH=self.fake.dir))
+        server.close()
+
+    def tearDown(self):
+        self.host.kill()
+        self.host.wait()
+        self.fake.cleanup()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def connect(self):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(30)
+        s.connect(self.path)
+        return s
+
+    def send(self, s, request, out):
+        line = (json.dumps(request) + "\n").encode()
+        s.sendmsg([line], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                            array.array("i", [out.fileno(), out.fileno()]))])
+
+    def answers(self, s):
+        data = b""
+        while True:
+            chunk = s.recv(4096)
+            if not chunk:
+                return data.decode().splitlines()
+            data += chunk
+
+    def request(self, name, code, mode="subprocess", first=False):
+        code_file = os.path.join(self.tmp, name + ".py")
+        with open(code_file, "w") as f:
+            f.write(code)
+        return {"mode": mode, "code_file": code_file, "argv": [name, "x"], "first": first,
+                "result": os.path.join(self.tmp, name + ".json"), "step": False}
+
+    def test_answers(self):
+        s = self.connect()
+        s.sendall(b"not json\n")
+        self.assertEqual(self.answers(s), ["refused malformed"])
+        self.connect().close()  # connects and goes before it asks
+        s = self.connect()
+        with open(os.path.join(self.tmp, "out"), "w") as out:
+            self.send(s, self.request("other", "", mode="embedded"), out)
+        self.assertEqual(self.answers(s), ["refused mode subprocess"])
+        code = ("import builtins, json, os, sys, torch\n"
+                "warm = builtins._stackcheck_torch_preimport\n"
+                "print('from the worker')\n"
+                "json.dump({'argv': sys.argv, 'torch': torch.__version__, 'pid': os.getpid(),\n"
+                "           'import_ms': warm['import_ms']},\n"
+                "          open(os.environ['STACKCHECK_RESULT'], 'w'))\n"
+                "raise SystemExit(3)\n")
+        s = self.connect()
+        with open(os.path.join(self.tmp, "out"), "w") as out:
+            self.send(s, self.request("good", code), out)
+        lines = self.answers(s)
+        started, done = lines[:2]
+        self.assertRegex(started, r"^started \d+$")
+        self.assertEqual(done, "done 3")  # from the worker, before its exit
+        for line in lines[2:]:  # then the host's word once it reaped the worker
+            self.assertEqual(line, "status %d" % (3 << 8))
+        with open(os.path.join(self.tmp, "good.json")) as f:
+            result = json.load(f)
+        self.assertEqual((result["argv"], result["torch"]),
+                         (["good", "x"], test_framework.FAKE_VERSION))
+        self.assertEqual(result["pid"], int(started.split()[1]))
+        self.assertGreaterEqual(result["import_ms"], 0)
+        with open(os.path.join(self.tmp, "out")) as f:
+            self.assertIn("from the worker", f.read())
+
+    def test_first_is_served_first(self):
+        # while the host imports (its fake torch takes no time), two requests wait together
+        code = "import os\nopen(os.environ['STACKCHECK_RESULT'], 'w').write('x')\n"
+        sockets = []
+        with open(os.path.join(self.tmp, "out"), "w") as out:
+            os.kill(self.host.pid, signal.SIGSTOP)  # so that both wait in its backlog
+            try:
+                for name, first in (("plain", False), ("first", True)):
+                    sockets.append(self.connect())
+                    self.send(sockets[-1], self.request(name, code, first=first), out)
+            finally:
+                os.kill(self.host.pid, signal.SIGCONT)
+        pids = [int(self.answers(s)[0].split()[1]) for s in sockets]
+        self.assertLess(pids[1], pids[0])  # "first" was forked first
 
 
 if __name__ == "__main__":
