@@ -63,12 +63,12 @@ typedef struct sc_probe {
      * it when the probe's layer is final or its gate closes, without waiting for it to end (the
      * run goes on); cool_down(true) at the end of the run releases all that is left. */
     void (*warm_up)(const sc_ctx *ctx);
+    void (*cool_down)(bool run_ends);
     /* Optional: the probe's own condition on the probes before it in its layer (a sibling whose
      * result it needs), checked at its turn after the layers' gate. False closes it: the probe is
      * skip with why as the reason, and a result it made before its turn is discarded. So the probe
      * need not wait for that sibling to start (see needs). */
     bool (*turn_gate)(const sc_ctx *ctx, char *why, size_t size);
-    void (*cool_down)(bool run_ends);
 } sc_probe;
 
 #define SC_NEEDS(layer) (1u << (layer))
