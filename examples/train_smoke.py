@@ -21,6 +21,7 @@ CPU. Environment, for demonstrations and tests:
   SMOKE_DEVICE=cpu       force a device
   SMOKE_NAN_STEP=<n>     make the 'block' module's backward give NaN at step n
 """
+import copy
 import os
 
 import stackcheck
@@ -93,6 +94,11 @@ def logged_step():
     return loss.item()
 
 
+# before training: a NaN step (SMOKE_NAN_STEP) spoils the weights, and the forward pass checked
+# here would then name the module the NaN reached, not a fault of its own
+with stackcheck.stage("numerics"):
+    stackcheck.watch(model, x, name="smoke model")
+
 with stackcheck.stage("profile"):
     stackcheck.profile(logged_step, steps=3, name="train step")
 
@@ -103,13 +109,16 @@ with stackcheck.stage("train"):
     if watch["first_nonfinite"] is None:
         stackcheck.metric("final_loss", losses[-1])
 
-with stackcheck.stage("numerics"):
-    stackcheck.watch(model, x, name="smoke model")
-
 with stackcheck.stage("scaling"):
+    # one copy of the model and its input per device, made in the untimed warm-up step of each:
+    # the devices run at once from threads, which must not move one shared model back and forth
+    replicas = {}
+
     def on(dev):
+        if dev not in replicas:
+            replicas[dev] = (copy.deepcopy(model).to(dev), x.to(dev))
+        net, inputs = replicas[dev]
         with torch.no_grad():
-            return model.to(dev)(x.to(dev))
+            return net(inputs)
 
     stackcheck.scaling(on, steps=3)
-    model.to(device)

@@ -87,9 +87,15 @@ def _progress(text):
         pass
 
 
+def _one_line(text):
+    """A name as one line: control characters (a newline, a tab) would split it where stackcheck
+    reads lines and tab-separated fields."""
+    return "".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in text)
+
+
 class _Stage(object):
     def __init__(self, name):
-        self.name = str(name)
+        self.name = _one_line(str(name))
         self.record = None
 
     def __enter__(self):

@@ -3,7 +3,6 @@
  * broadcast of known values, verified and timed, and the collective library each rank loaded. The
  * launcher and the ranks are probes/framework_collective.py, run in the framework layer's
  * interpreter. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "sc_json.h"
 #include "sc_python.h"
 #include "sc_redact.h"
+#include "sc_scratch.h"
 #include "sc_util.h"
 
 #define DEFAULT_TIMEOUT_S 180.0
@@ -98,20 +98,6 @@ static cJSON *launch(const sc_ctx *ctx, sc_python_info *info, const char *dir, s
     return result;
 }
 
-/* Everything the launcher and the ranks left in dir (config, code, phases, logs, results): the
- * directory is private to this probe. */
-static void remove_rank_files(const char *dir)
-{
-    char path[PATH_MAX + 300];
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (e->d_name[0] != '.' && sc_fmt(path, sizeof path, "%s/%s", dir, e->d_name))
-            unlink(path);
-    if (d)
-        closedir(d);
-}
-
 /* At its turn: framework.torch imported torch (when it is in the run). */
 static bool torch_imported(const sc_ctx *ctx, char *why, size_t size)
 {
@@ -136,10 +122,8 @@ static void run(const sc_ctx *ctx, sc_result *res)
         sc_result_error(res, "cannot run the collective check: %s", err.message);
     else
         sc_collective_check(ctx, res, result);
-    if (dir[0]) {
-        remove_rank_files(dir);
-        sc_python_workdir_remove(dir);
-    }
+    if (dir[0]) /* everything the launcher and the ranks left: the directory is this probe's */
+        sc_remove_tree(dir);
     cJSON_Delete(result);
     free(info);
     sc_redact_json(res->facts);

@@ -101,7 +101,7 @@ def collectives(torch, dist, rank, world, device, kind):
     out["all_reduce_ms"] = round(timed(lambda: dist.all_reduce(x), torch, kind), 3)
     expected = world * (world + 1) / 2.0
     got = x.cpu()
-    out["all_reduce"] = {"expected": expected, "first": float(got[0]),
+    out["all_reduce"] = {"expected": expected, "first": float(got[0]), "elements": ELEMENTS,
                          "wrong": int((got != expected).sum())}
     y = torch.arange(ELEMENTS, dtype=torch.float32, device=device) if rank == 0 else torch.zeros(
         ELEMENTS, device=device)

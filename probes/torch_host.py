@@ -38,22 +38,48 @@ def import_torch():
     return {"import_ms": (time.monotonic() - start) * 1000.0, "error": error}
 
 
+def well_formed(req):
+    return (isinstance(req, dict) and isinstance(req.get("code_file"), str)
+            and isinstance(req.get("result"), str) and isinstance(req.get("argv"), list))
+
+
 def read_request(conn):
-    """(request, fds) from a requester, or (None, fds) when what came is no request."""
+    """(request, fds) from a requester, or (None, fds) when what came is no request; the fds it
+    received are closed when reading fails."""
     fds = []
-    data, ancillary, _, _ = conn.recvmsg(REQUEST_MAX, socket.CMSG_SPACE(3 * 4))
-    for level, kind, blob in ancillary:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            fds += [int.from_bytes(blob[i:i + 4], sys.byteorder) for i in range(0, len(blob) - 3, 4)]
-    while data and not data.endswith(b"\n") and len(data) < REQUEST_MAX:
-        more = conn.recv(REQUEST_MAX - len(data))
-        if not more:
-            break
-        data += more
     try:
-        return json.loads(data.decode("utf-8")), fds
+        data, ancillary, _, _ = conn.recvmsg(REQUEST_MAX, socket.CMSG_SPACE(3 * 4))
+        for level, kind, blob in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds += [int.from_bytes(blob[i:i + 4], sys.byteorder)
+                        for i in range(0, len(blob) - 3, 4)]
+        while data and not data.endswith(b"\n") and len(data) < REQUEST_MAX:
+            more = conn.recv(REQUEST_MAX - len(data))
+            if not more:
+                break
+            data += more
+    except OSError:
+        for fd in fds:
+            os.close(fd)
+        raise
+    try:
+        req = json.loads(data.decode("utf-8"))
     except ValueError:
-        return None, fds
+        req = None
+    return (req if well_formed(req) else None), fds
+
+
+def keep_only(fds):
+    """In a worker: every descriptor but the standard ones and fds closed (other requests'
+    streams and connections, the host's socket and wakeup pipe), so that they reach their end
+    when their own worker does."""
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd > 2 and fd not in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 def run_worker(req, fds, conn):
@@ -66,6 +92,7 @@ def run_worker(req, fds, conn):
         os.setpgid(0, 0)
         os.dup2(fds[0], 1)
         os.dup2(fds[1], 2)
+        keep_only({conn.fileno()} | ({fds[2]} if len(fds) > 2 else set()))
         os.environ["STACKCHECK_RESULT"] = req["result"]
         if req.get("step") and len(fds) > 2:
             os.environ["STACKCHECK_STEP_FD"] = str(fds[2])
@@ -88,6 +115,7 @@ def run_worker(req, fds, conn):
             sys.stdout.flush()
             sys.stderr.flush()
             conn.sendall(("done %d\n" % status).encode())
+            os.killpg(0, signal.SIGKILL)  # with whatever the code left in its group: nothing stays
         finally:
             os._exit(status)
 
@@ -122,7 +150,7 @@ def pending(server):
             waiting.append((req, fds, conn))
     finally:
         server.setblocking(True)
-    waiting.sort(key=lambda w: not (isinstance(w[0], dict) and w[0].get("first")))
+    waiting.sort(key=lambda w: not (w[0] and w[0].get("first")))
     return waiting
 
 

@@ -278,6 +278,11 @@ static int read_extension(sc_tar_reader *r, char type, uint64_t size, ext_names 
     if (size > SC_TAR_MAX_PAX)
         return sc_error_set(err, -EFBIG, "an extended header of %llu bytes (at most %u)",
                             (unsigned long long)size, SC_TAR_MAX_PAX);
+    /* counted with the files' contents, so that many of them cannot inflate without bound */
+    if (size > SC_TAR_MAX_TOTAL - r->total)
+        return sc_error_set(err, -EFBIG, "more than %llu bytes in all",
+                            (unsigned long long)SC_TAR_MAX_TOTAL);
+    r->total += size;
     char *data = malloc((size_t)size + 1);
     if (!data)
         return sc_error_set(err, -ENOMEM, "out of memory");

@@ -77,16 +77,20 @@ static void close_step(sc_outcome *o, double now_ms)
                                 (double)(long long)((now_ms - o->step_since_ms) * 10.0) / 10.0);
 }
 
-/* A run names few steps; a probe that names more than this keeps its first ones. */
+/* A run names few steps; a probe that names more than this keeps its first ones, and its last slot
+ * follows the newest step, so that the live report and a timeout still name the current one. */
 #define STEPS_MAX 64
 
 void sc_outcome_step(sc_outcome *o, const char *name, double now_ms)
 {
     if (!o->steps)
         o->steps = cJSON_CreateArray();
-    if (!o->steps || cJSON_GetArraySize(o->steps) >= STEPS_MAX)
+    if (!o->steps)
         return;
-    close_step(o, now_ms);
+    if (cJSON_GetArraySize(o->steps) >= STEPS_MAX)
+        cJSON_DeleteItemFromArray(o->steps, STEPS_MAX - 1);
+    else
+        close_step(o, now_ms);
     cJSON *s = cJSON_CreateObject();
     cJSON_AddStringToObject(s, "name", name);
     cJSON_AddItemToArray(o->steps, s);

@@ -74,9 +74,12 @@ int sc_scratch_begin(void)
     if (scratch[0])
         return 0;
     if (!sc_fmt(scratch, sizeof scratch, "%s/stackcheck-run-XXXXXX",
-                tmp && tmp[0] == '/' ? tmp : "/tmp") ||
-        !mkdtemp(scratch)) {
-        int e = errno ? -errno : -ENAMETOOLONG;
+                tmp && tmp[0] == '/' ? tmp : "/tmp")) {
+        scratch[0] = '\0';
+        return -ENAMETOOLONG;
+    }
+    if (!mkdtemp(scratch)) {
+        int e = -errno;
         scratch[0] = '\0';
         return e;
     }

@@ -89,8 +89,11 @@ static cJSON *moved_to_cpu(const cJSON *pa, const cJSON *pb)
     cJSON *list = cJSON_CreateArray();
     const cJSON *fa = sc_diff_get(sc_diff_get(pa, "fallback"), "ops");
     const cJSON *op;
+    int seen = 0; /* a snapshot's list is the top ops; a hostile one is cut, not scanned squared */
     cJSON_ArrayForEach (op, sc_diff_get(sc_diff_get(pb, "fallback"), "ops")) {
         const char *name = cJSON_GetStringValue(sc_diff_get(op, "name"));
+        if (++seen > OPS_COMPARED)
+            break;
         if (name && !op_named(fa, name))
             cJSON_AddItemToArray(list, cJSON_CreateString(name));
     }
@@ -138,13 +141,16 @@ static cJSON *ratios(const cJSON *pa, const cJSON *pb)
                           ? "device_self_ms"
                           : "host_self_ms";
     cJSON *found[OPS_COMPARED];
-    int n = 0;
+    int n = 0, seen = 0;
     const cJSON *oa;
     cJSON_ArrayForEach (oa, sc_diff_get(pa, "ops")) {
+        if (++seen > OPS_COMPARED) /* as moved_to_cpu: a bounded scan of each side */
+            break;
         const char *name = cJSON_GetStringValue(sc_diff_get(oa, "name"));
         const cJSON *ob = name ? op_named(sc_diff_get(pb, "ops"), name) : NULL;
         double a = ob ? per_step_ms(oa, pa, key) : NAN, b = ob ? per_step_ms(ob, pb, key) : NAN;
-        if (a > 0 && b > 0 && n < OPS_COMPARED)
+        /* finite only: a ratio of infinities (1e400 parses as one) would break the sort */
+        if (a > 0 && b > 0 && isfinite(a) && isfinite(b) && n < OPS_COMPARED)
             found[n++] = ratio_of(name, a, b);
     }
     qsort(found, (size_t)n, sizeof found[0], by_spread);

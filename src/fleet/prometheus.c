@@ -166,7 +166,8 @@ static void info(FILE *out, const cJSON *snapshot, const cJSON *stack, const cJS
     char backends[128] = "";
     cJSON_ArrayForEach (b, sc_json_member(platform, "backends")) {
         size_t n = strlen(backends);
-        snprintf(backends + n, sizeof backends - n, "%s%s", n ? "," : "", sc_json_str(b, "name"));
+        snprintf(backends + n, sizeof backends - n, "%s%s", n ? "," : "",
+                 sc_json_str(b, "name") ? sc_json_str(b, "name") : "unknown");
     }
     header(out, "stackcheck_info",
            "The stack this node runs, as labels (value 1): backend, driver, firmware, runtime, "

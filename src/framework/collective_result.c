@@ -64,11 +64,11 @@ static void check_values(sc_result *res, const cJSON *ranks)
         double bad_bc = sc_json_num(sc_json_member(out, "broadcast"), "wrong", 0);
         if (bad_ar > 0)
             sc_buf_printf(&b,
-                          "%srank %.0f: all-reduce gave %g where %g was expected (%.0f of %d "
+                          "%srank %.0f: all-reduce gave %g where %g was expected (%.0f of %.0f "
                           "elements wrong)",
                           b.len ? "; " : "", sc_json_num(r, "rank", -1),
                           sc_json_num(ar, "first", 0), sc_json_num(ar, "expected", 0), bad_ar,
-                          1024);
+                          sc_json_num(ar, "elements", 1024)); /* 1024: what 0.1's ranks sent */
         if (bad_bc > 0)
             sc_buf_printf(&b, "%srank %.0f: broadcast from rank 0 differs in %.0f elements",
                           b.len ? "; " : "", sc_json_num(r, "rank", -1), bad_bc);

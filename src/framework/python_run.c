@@ -265,10 +265,10 @@ int sc_python_run_in(const sc_python_info *info, const char *workdir, const char
 }
 
 int sc_python_run_warm(const sc_python_info *info, const char *workdir, const char *code,
-                       const char *const *argv, int warm, cJSON **result, const char **mode,
+                       const char *const *argv, int flags, cJSON **result, const char **mode,
                        sc_error *err)
 {
-    return run_in(info, workdir, code, argv, warm, result, mode, err);
+    return run_in(info, workdir, code, argv, flags, result, mode, err);
 }
 
 int sc_python_run(const sc_python_info *info, const char *code, const char *const *argv,

@@ -6,6 +6,7 @@
 #include "sc_python.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "sc_isolate.h"
+#include "sc_scratch.h"
 #include "sc_step.h"
 #include "sc_util.h"
 
@@ -25,21 +27,40 @@ extern const char sc_py_torch_host[];
 
 /* In the runner's process, and inherited by every child forked after the start. */
 static struct {
-    char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* "": serves nothing */
     char dir[PATH_MAX];
-    char executable[PATH_MAX];
-    bool embedded;
     sc_isolate_child *child;
-    sc_python_info info;
+    sc_python_info info; /* the interpreter it runs, embedded when info.libpython is set */
     int listen_fd;
 } warm = {.listen_fd = -1};
+
+static bool embedded(void)
+{
+    return warm.info.libpython[0] != '\0';
+}
+
+/* Whether a request for info (SC_WARM_* flags) can be served now. */
+static bool serves(const sc_python_info *info, int flags)
+{
+    return warm.socket_path[0] && strcmp(info->executable, warm.info.executable) == 0 &&
+           ((flags & SC_WARM_ANY_MODE) || strcmp(info->libpython, warm.info.libpython) == 0);
+}
 
 static cJSON *warm_child(void *arg)
 {
     (void)arg;
-    char fd[16];
+    char fd[16], log[PATH_MAX + 16];
     snprintf(fd, sizeof fd, "%d", warm.listen_fd);
-    const char *argv[] = {"stackcheck-torch-host", fd, warm.embedded ? "embedded" : "subprocess",
+    /* its own output to a file: nobody reads this child's pipe while it serves, and a full pipe
+     * would stop it */
+    snprintf(log, sizeof log, "%s/host.log", warm.dir);
+    int out = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (out >= 0) {
+        dup2(out, STDOUT_FILENO);
+        dup2(out, STDERR_FILENO);
+        close(out);
+    }
+    const char *argv[] = {"stackcheck-torch-host", fd, embedded() ? "embedded" : "subprocess",
                           NULL};
     cJSON *result = NULL;
     const char *mode = NULL;
@@ -84,8 +105,6 @@ int sc_python_warm_start(const sc_python_info *info)
     if (rc < 0)
         return rc;
     warm.info = *info;
-    warm.embedded = info->libpython[0] != '\0';
-    snprintf(warm.executable, sizeof warm.executable, "%s", info->executable);
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/warm.sock", warm.dir);
     warm.listen_fd = listen_at(path);
@@ -96,8 +115,7 @@ int sc_python_warm_start(const sc_python_info *info)
         close(warm.listen_fd);
     warm.listen_fd = -1;
     if (rc < 0) {
-        unlink(path);
-        sc_python_workdir_remove(warm.dir);
+        sc_remove_tree(warm.dir);
         warm.child = NULL;
         return rc;
     }
@@ -107,8 +125,7 @@ int sc_python_warm_start(const sc_python_info *info)
 
 bool sc_python_warm_serves(const sc_python_info *info)
 {
-    return warm.child && strcmp(info->executable, warm.executable) == 0 &&
-           strcmp(info->libpython, warm.info.libpython) == 0;
+    return serves(info, SC_WARM_SAME_MODE);
 }
 
 void sc_python_warm_stop(bool run_ends)
@@ -125,10 +142,7 @@ void sc_python_warm_stop(bool run_ends)
     cJSON_Delete(rep.result);
     warm.child = NULL;
     warm.socket_path[0] = '\0';
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/warm.sock", warm.dir);
-    unlink(path);
-    sc_python_workdir_remove(warm.dir);
+    sc_remove_tree(warm.dir); /* its socket, its log, its own code and result files */
 }
 
 /* The request line: what to run, where its result goes, whose interpreter and mode it wants. */
@@ -216,7 +230,7 @@ static int worker_status(const sc_python_info *info, int status, sc_error *err)
         raise(WTERMSIG(status));
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
-    if (warm.embedded)
+    if (embedded())
         return sc_error_set(err, -EIO, "the Python code raised an exception (traceback on stderr)");
     return sc_error_set(err, -EIO, "%s exited with status %d", info->executable,
                         WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -225,8 +239,7 @@ static int worker_status(const sc_python_info *info, int status, sc_error *err)
 int sc_python_warm_run(const sc_python_info *info, int flags, const char *code_path,
                        const char *res_path, const char *const *argv, sc_error *err)
 {
-    if (!warm.socket_path[0] || strcmp(info->executable, warm.executable) != 0 ||
-        (!(flags & SC_WARM_ANY_MODE) && (info->libpython[0] != '\0') != warm.embedded))
+    if (!serves(info, flags))
         return -EAGAIN;
     const char *step = getenv(SC_STEP_FD_ENV);
     char *text = request_text(info, flags, code_path, res_path, argv, step != NULL);

@@ -76,10 +76,10 @@ int sc_python_run_in(const sc_python_info *info, const char *workdir, const char
 enum { SC_WARM_SAME_MODE = 0, SC_WARM_ANY_MODE = 1, SC_WARM_FIRST = 2 };
 
 /* sc_python_run_in through the warm interpreter of a parallel run when this process has one for
- * info (the same interpreter, in the mode that warm, SC_WARM_* flags, allows), so torch is
+ * info (the same interpreter, in the mode that flags, SC_WARM_*, allows), so torch is
  * already imported; else exactly as sc_python_run_in. */
 int sc_python_run_warm(const sc_python_info *info, const char *workdir, const char *code,
-                       const char *const *argv, int warm, cJSON **result, const char **mode,
+                       const char *const *argv, int flags, cJSON **result, const char **mode,
                        sc_error *err);
 /* In the runner's process: starts the warm interpreter (probes/torch_host.py) for info in an
  * isolated child, which imports torch at once and then serves sc_python_run_warm in every process
@@ -96,7 +96,7 @@ void sc_python_warm_stop(bool run_ends);
  * negative errno when the code failed after a worker started (a worker killed by a signal kills
  * this process with it, as a crash embedded would), or -EAGAIN when no warm interpreter takes the
  * request: the caller runs it itself. */
-int sc_python_warm_run(const sc_python_info *info, int warm, const char *code_path,
+int sc_python_warm_run(const sc_python_info *info, int flags, const char *code_path,
                        const char *res_path, const char *const *argv, sc_error *err);
 /* Makes a private directory into dir, under the run's private directory (sc_scratch.h) when there
  * is one, else under $TMPDIR or /tmp; returns 0 or a negative errno. */

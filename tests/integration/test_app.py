@@ -193,6 +193,16 @@ class AppScript(unittest.TestCase):
         self.assertIn("'build model'", msg)
         self.assertIn("ValueError: bad config", msg)
 
+    def test_a_stage_name_with_control_characters_stays_one_line(self):
+        # a newline or tab would split the step pipe's and the progress file's lines
+        run, p = self.script("""
+            import stackcheck
+            with stackcheck.stage("load\\nshard\\t1"):
+                raise RuntimeError("no shard")
+            """)
+        self.assertEqual(p["facts"]["first_failed_stage"], "load shard 1")
+        self.assertIn("run 1: load shard 1", [s["name"] for s in p["steps"]])
+
     def test_crash_names_its_stage(self):
         run, p = self.script("""
             import os, signal, stackcheck

@@ -86,12 +86,15 @@ class Fits(KernelFit):
                          [(OLDER, True, False), (RUNNING, False, True)])
 
     def test_a_reinstall_that_appended_to_the_list_fits(self):
-        # the installer appends; a reinstall for this kernel leaves the old lines in place
-        self.declare(self.module(OLDER, "ascend_uda", vermagic(OLDER, False)),
-                     self.module(RUNNING, "ascend_uda", vermagic(RUNNING, False)))
+        # the installer appends; a reinstall for this kernel leaves the old lines in place, and a
+        # reinstall over the same kernel repeats them: each path is read once
+        old = self.module(OLDER, "ascend_uda", vermagic(OLDER, False))
+        new = self.module(RUNNING, "ascend_uda", vermagic(RUNNING, False))
+        self.declare(old, new, old, new, new)
         r = self.sysroot(self.root)
         self.assertEqual(self.problems(r), [])
         self.assertTrue(self.fit(r)["fits"])
+        self.assertEqual(len(self.fit(r)["modules"]), 2)
 
     def test_a_loaded_module_fits_whatever_its_file_says(self):
         # drv_pcie_host is live in the fixture's /sys/module: this kernel took it
@@ -145,10 +148,12 @@ class Mismatched(KernelFit):
         self.assertIn("boot kernel " + OLDER, f["hint"])
 
     def test_a_list_past_the_budget_is_read_to_the_cut_and_said(self):
-        # every reinstall appends its lines: 70 recorded modules, one past the cut misfits
-        fitting = self.module(RUNNING, "drv_pcie_hdc_host", vermagic(RUNNING))
-        self.declare(*([fitting] * 64))
-        self.declare(*([self.module(OTHER_BASE, "drv_devmng_host", vermagic(OTHER_BASE))] * 6))
+        # 70 distinct modules recorded (a driver has about 30); the same lines appended again by
+        # a reinstall count once
+        paths = [self.module(RUNNING, "drv_m%02d" % i, vermagic(RUNNING)) for i in range(64)]
+        paths += [self.module(OTHER_BASE, "drv_m%02d" % i, vermagic(OTHER_BASE))
+                  for i in range(64, 70)]
+        self.declare(*(paths + paths[:10]))
         r = self.sysroot(self.root)
         fit = self.fit(r)
         self.assertEqual((len(fit["modules"]), fit["unread_modules"], fit["fits"]), (64, 6, True))

@@ -82,7 +82,8 @@ class Collective(unittest.TestCase):
         self.assertEqual((f["backend"], f["world"], f["verified"]), ("gloo", 2, True))
         for rank in f["ranks"]:
             r = rank["result"]
-            self.assertEqual(r["all_reduce"], {"expected": 3.0, "first": 3.0, "wrong": 0})
+            self.assertEqual(r["all_reduce"],
+                             {"expected": 3.0, "first": 3.0, "wrong": 0, "elements": 1024})
             self.assertEqual(r["broadcast"], {"wrong": 0})
             self.assertGreater(r["timed"]["median_ms"], 0)
         self.assertEqual(f["all_reduce_bytes"], 4 << 20)

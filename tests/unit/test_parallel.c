@@ -479,6 +479,23 @@ static void test_turn_gate_keeps_or_discards_a_speculative_result(void **state)
     free(text[1]);
 }
 
+/* Past the 64 steps kept, the last slot follows the newest: the current step stays named. */
+static void test_many_steps_keep_the_current_one(void **state)
+{
+    (void)state;
+    sc_outcome o;
+    memset(&o, 0, sizeof o);
+    char name[32];
+    for (int i = 0; i < 100; i++) {
+        snprintf(name, sizeof name, "step %d", i);
+        sc_outcome_step(&o, name, (double)i);
+    }
+    assert_int_equal(cJSON_GetArraySize(o.steps), 64);
+    assert_string_equal(sc_json_str(cJSON_GetArrayItem(o.steps, 62), "name"), "step 62");
+    assert_string_equal(sc_outcome_current_step(&o), "step 99");
+    cJSON_Delete(o.steps);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -509,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_warm_up_at_the_start_cooled_when_its_layer_is_final),
         cmocka_unit_test(test_warm_up_stopped_when_its_gate_closes),
         cmocka_unit_test(test_turn_gate_keeps_or_discards_a_speculative_result),
+        cmocka_unit_test(test_many_steps_keep_the_current_one),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

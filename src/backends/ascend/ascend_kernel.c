@@ -76,10 +76,21 @@ static void add_running_copy(kfit *k, const kmod *m)
     read_module(k, path, false);
 }
 
+static bool listed(const kfit *k, const char *path)
+{
+    for (size_t i = 0; i < k->count; i++)
+        if (strcmp(k->mods[i].path, path) == 0)
+            return true;
+    return false;
+}
+
+/* Each distinct path once: a reinstall over an install appends the same lines again. */
 static void collect(kfit *k, const char *text)
 {
     char path[PATH_MAX];
     for (const char *at = text; sc_ascend_filelist_next(&at, "driver_ko", path, sizeof path);) {
+        if (listed(k, path))
+            continue;
         if (k->count < MAX_MODULES)
             read_module(k, path, true);
         else
