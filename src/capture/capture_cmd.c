@@ -191,7 +191,7 @@ int sc_cmd_capture(int argc, char **argv)
         sc_print_line(stderr, "stackcheck capture: ", "%s", err.message);
         return SC_EXIT_USAGE;
     }
-    rc = sc_capture_private_dir("stackcheck-capture", logdir, sizeof logdir, &err);
+    rc = sc_private_dir(NULL, "stackcheck-capture", logdir, sizeof logdir, &err);
     if (rc == 0)
         rc = capture_in(&a, &root, logdir, &err);
     if (logdir[0])

@@ -29,9 +29,6 @@ int sc_cmd_capture(int argc, char **argv);
 int sc_capture_unpack(const char *path, char *dir, size_t size, sc_error *err);
 /* Unpacks from an open descriptor (the same guards); dir as above. */
 int sc_capture_unpack_fd(int fd, char *dir, size_t size, sc_error *err);
-/* Makes a new private directory (0700) named PREFIX-XXXXXX under $TMPDIR (when absolute) or /tmp;
- * its path goes to dir ("" on failure). Returns 0 or -errno with err filled. */
-int sc_capture_private_dir(const char *prefix, char *dir, size_t size, sc_error *err);
 /* Removes what sc_capture_unpack made: the root at dir and its private parent. */
 int sc_capture_remove_unpacked(const char *dir);
 

@@ -130,24 +130,10 @@ static int unpack_entries(int fd, int top, sc_error *err)
     return rc;
 }
 
-int sc_capture_private_dir(const char *prefix, char *dir, size_t size, sc_error *err)
-{
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || tmp[0] != '/' || strlen(tmp) > 2048)
-        tmp = "/tmp";
-    snprintf(dir, size, "%s/%s-XXXXXX", tmp, prefix);
-    if (!mkdtemp(dir)) {
-        int e = errno;
-        dir[0] = '\0';
-        return sc_error_set(err, -e, "cannot make a private directory in %s: %s", tmp, strerror(e));
-    }
-    return 0;
-}
-
 int sc_capture_unpack_fd(int fd, char *dir, size_t size, sc_error *err)
 {
     char priv[PATH_MAX];
-    int rc = sc_capture_private_dir("stackcheck-replay", priv, sizeof priv, err);
+    int rc = sc_private_dir(NULL, "stackcheck-replay", priv, sizeof priv, err);
     if (rc < 0)
         return rc;
     /* The root is a 0755 directory inside the private one, as a system's / is: what reads the

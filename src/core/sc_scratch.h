@@ -4,6 +4,14 @@
 #ifndef SC_SCRATCH_H
 #define SC_SCRATCH_H
 
+#include <stddef.h>
+
+#include "sc_types.h"
+
+/* Makes a new private (0700) directory "PREFIX-XXXXXX" into dir, under the directory under, or
+ * under $TMPDIR (or /tmp) when under is NULL or ""; returns 0 or a negative errno with err set
+ * and dir "". */
+int sc_private_dir(const char *under, const char *prefix, char *dir, size_t size, sc_error *err);
 /* Makes the run's private directory under $TMPDIR or /tmp (nothing when there is one); returns 0
  * or a negative errno. Children forked afterwards inherit it. */
 int sc_scratch_begin(void);

@@ -68,22 +68,26 @@ int sc_remove_tree(const char *path)
     return rc;
 }
 
+int sc_private_dir(const char *under, const char *prefix, char *dir, size_t size, sc_error *err)
+{
+    const char *tmp = under && under[0] ? under : getenv("TMPDIR");
+    if (!tmp || tmp[0] != '/')
+        tmp = "/tmp";
+    int rc = 0;
+    if (!sc_fmt(dir, size, "%s/%s-XXXXXX", tmp, prefix))
+        rc = sc_error_set(err, -ENAMETOOLONG, "the temporary directory %s is too long", tmp);
+    else if (!mkdtemp(dir))
+        rc = sc_error_set(err, -errno, "cannot make a private directory in %s: %s", tmp,
+                          strerror(errno));
+    if (rc < 0)
+        dir[0] = '\0';
+    return rc;
+}
+
 int sc_scratch_begin(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    if (scratch[0])
-        return 0;
-    if (!sc_fmt(scratch, sizeof scratch, "%s/stackcheck-run-XXXXXX",
-                tmp && tmp[0] == '/' ? tmp : "/tmp")) {
-        scratch[0] = '\0';
-        return -ENAMETOOLONG;
-    }
-    if (!mkdtemp(scratch)) {
-        int e = -errno;
-        scratch[0] = '\0';
-        return e;
-    }
-    return 0;
+    sc_error err = {0};
+    return scratch[0] ? 0 : sc_private_dir(NULL, "stackcheck-run", scratch, sizeof scratch, &err);
 }
 
 const char *sc_scratch_dir(void)

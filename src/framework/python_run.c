@@ -186,12 +186,7 @@ static int read_result(const char *path, cJSON **result, sc_error *err)
 int sc_python_workdir(char *dir, size_t size, sc_error *err)
 {
     /* in the run's private directory when there is one: removed with it, whatever happens */
-    const char *tmp = sc_scratch_dir()[0] ? sc_scratch_dir() : getenv("TMPDIR");
-    if (!sc_fmt(dir, size, "%s/stackcheck-py-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp"))
-        return sc_error_set(err, -ENAMETOOLONG, "TMPDIR is too long");
-    if (!mkdtemp(dir))
-        return sc_error_set(err, -errno, "mkdtemp %s: %s", dir, strerror(errno));
-    return 0;
+    return sc_private_dir(sc_scratch_dir(), "stackcheck-py", dir, size, err);
 }
 
 void sc_python_workdir_remove(const char *dir)

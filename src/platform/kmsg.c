@@ -62,12 +62,19 @@ static void strip_record_prefix(const char **line, size_t *n)
     }
 }
 
-/* The first row of table whose words are on the line, when the line is one of its drivers'. */
-static const sc_kmsg_pattern *match_row(const char *line, size_t n, const sc_kmsg_table *t)
+static bool has_driver_word(const char *line, size_t n, const sc_kmsg_table *t)
 {
-    bool ours = false;
-    for (size_t d = 0; t->drivers && t->drivers[d] && !ours; d++)
-        ours = contains(line, n, t->drivers[d]);
+    for (size_t d = 0; t->drivers && t->drivers[d]; d++)
+        if (contains(line, n, t->drivers[d]))
+            return true;
+    return false;
+}
+
+/* The first row of table whose words are on the line, when the line is one of its drivers' (ours:
+ * has_driver_word, found once per line by the caller). */
+static const sc_kmsg_pattern *match_row(const char *line, size_t n, const sc_kmsg_table *t,
+                                        bool ours)
+{
     if (!ours)
         return NULL;
     for (const sc_kmsg_pattern *p = t->patterns; p && p->needle; p++)
@@ -182,14 +189,6 @@ static void line_device(const char *line, size_t n, bool ours, pci_context *c, s
     }
 }
 
-static bool has_driver_word(const char *line, size_t n, const sc_kmsg_table *t)
-{
-    for (size_t d = 0; t->drivers && t->drivers[d]; d++)
-        if (contains(line, n, t->drivers[d]))
-            return true;
-    return false;
-}
-
 void sc_kmsg_scan_table(const char *buf, size_t len, const sc_kmsg_table *table,
                         sc_kmsg_result *out, sc_kmsg_hook hook, void *arg)
 {
@@ -200,8 +199,9 @@ void sc_kmsg_scan_table(const char *buf, size_t len, const sc_kmsg_table *table,
     while (sc_kmsg_next_line(buf, len, &pos, &line, &n)) {
         out->lines++;
         sc_kmsg_match m = {0};
-        line_device(line, n, has_driver_word(line, n, table), &ctx, &m);
-        m.pattern = match_row(line, n, table);
+        bool ours = has_driver_word(line, n, table);
+        line_device(line, n, ours, &ctx, &m);
+        m.pattern = match_row(line, n, table, ours);
         if (m.pattern && table->refine)
             m.pattern = table->refine(m.pattern, line, n);
         if (!m.pattern || !m.pattern->kind)
